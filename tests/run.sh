@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: installs what the tests need, then runs every check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1 MPLBACKEND=Agg
+echo "== install (dev extras, pinned by constraints-dev.txt)"
+python -m pip install -q -e ".[dev]" -c constraints-dev.txt 2>&1 | grep -v -E "^WARNING: (Location|Running pip as)" || true
+python -c "import whilelab, nbdev, execnb" # fail early if the install did not take
+in_git() { git rev-parse --is-inside-work-tree >/dev/null 2>&1; }
+echo "== notebooks are clean (nbdev_clean leaves them unchanged)"
+nbdev_clean
+if in_git; then git diff --exit-code --stat -- nbs || { echo "notebooks not clean: run nbdev_clean and commit"; exit 1; }; fi
+echo "== library is in sync with the notebooks (nbdev_export changes nothing)"
+nbdev_export
+if in_git; then
+  changed=$(git status --porcelain -- whilelab)
+  if [ -n "$changed" ]; then echo "$changed"; echo "library out of sync: run nbdev_export and commit"; exit 1; fi
+fi
+echo "== README matches nbs/index.ipynb"
+python tools/readme.py --check
+echo "== nbdev_test (every notebook, run as a test)"
+nbdev_test --n_workers 2
+echo "== pytest tests"
+python -m pytest tests -q -p no:cacheprovider

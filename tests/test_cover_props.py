@@ -1,0 +1,45 @@
+"""Property tests for covering arrays: whatever the levels, constraints and seed rows, every required
+tuple is covered, no forbidden combination appears, and the same seed gives the same plan."""
+import itertools, json
+import numpy as np
+from hypothesis import given, settings, strategies as st, HealthCheck
+from whilelab.cover import covering_array, plan_missing
+
+@st.composite
+def problems(draw):
+    k = draw(st.integers(2, 6))
+    levels = draw(st.lists(st.integers(1, 5), min_size=k, max_size=k))
+    t = draw(st.sampled_from([2, 3] if k >= 3 else [2]))
+    cons = []
+    for _ in range(draw(st.integers(0, 3))):
+        i, j = draw(st.lists(st.integers(0, k - 1), min_size=2, max_size=2, unique=True))
+        cons.append({f"a{i}": draw(st.integers(0, levels[i] - 1)), f"a{j}": draw(st.integers(0, levels[j] - 1))})
+    return levels, t, cons, draw(st.integers(0, 2**31))
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_every_required_tuple_covered_and_constraints_hold(p):
+    levels, t, cons, seed = p
+    plan = covering_array(levels, strength=t, seed=seed, constraints=cons, steps=300)
+    assert plan_missing(plan) == []
+    cells = [{n: int(plan[n].values[i]) for n in plan.data_vars} for i in range(plan.sizes["cell"])]
+    for c in cons:
+        assert not any(all(cell[a] == v for a, v in c.items()) for cell in cells), (c, cells)
+    assert plan.identical(covering_array(levels, strength=t, seed=seed, constraints=cons, steps=300))
+
+def test_uncoverable_is_reported_not_dropped():
+    # a1=0 is forbidden with every value of a0, so every pair containing a1=0 is impossible
+    plan = covering_array([2, 3, 2], constraints=[{"a0": 0, "a1": 0}, {"a0": 1, "a1": 0}])
+    unc = json.loads(plan.attrs["uncoverable"])
+    assert {"a1": 0, "a2": 1} in unc and (plan.a1 != 0).all() and plan_missing(plan) == []
+
+def test_seed_rows_come_first_and_unchanged():
+    seeds = [{"a0": 2, "a1": 1, "a2": 0, "a3": 1}, {"a0": 0, "a1": 0}]
+    plan = covering_array([3, 3, 2, 2], seed=5, seed_rows=seeds)
+    assert [int(plan[f"a{i}"].values[0]) for i in range(4)] == [2, 1, 0, 1]
+    assert [int(plan.a0.values[1]), int(plan.a1.values[1])] == [0, 0] and plan_missing(plan) == []
+
+def test_repair_never_worse_than_greedy():
+    greedy = covering_array([4] * 8, seed=3, steps=0)
+    repaired = covering_array([4] * 8, seed=3)
+    assert repaired.sizes["cell"] < greedy.sizes["cell"] and plan_missing(repaired) == []
