@@ -1,7 +1,7 @@
 """Property tests for covering arrays: whatever the levels, constraints and seed rows, every required
 tuple is covered, no forbidden combination appears, and the same seed gives the same plan."""
 import itertools, json
-import numpy as np
+import numpy as np, pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 from whilelab.cover import covering_array, plan_missing
 
@@ -20,6 +20,12 @@ def problems(draw):
 @given(problems())
 def test_every_required_tuple_covered_and_constraints_hold(p):
     levels, t, cons, seed = p
+    feasible = any(not any(all(cell[int(a[1:])] == v for a, v in c.items()) for c in cons)
+                   for cell in itertools.product(*map(range, levels)))
+    if not feasible:   # nothing is valid: refused with a message, never a forbidden cell
+        with pytest.raises(ValueError, match="forbid every cell"):
+            covering_array(levels, strength=t, seed=seed, constraints=cons)
+        return
     plan = covering_array(levels, strength=t, seed=seed, constraints=cons, steps=300)
     assert plan_missing(plan) == []
     cells = [{n: int(plan[n].values[i]) for n in plan.data_vars} for i in range(plan.sizes["cell"])]
