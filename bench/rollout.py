@@ -1,0 +1,69 @@
+"""Rollout throughput, scaling and memory, offline; and concurrency against a slow backend.
+
+Run from the project root: `python bench/rollout.py [--repeats 3]`. Each measurement runs in a fresh
+Python process (so peak memory is that run's own) and prints a table of medians:
+
+* offline throughput at ~1k and ~10k rollouts (built-in example, scripted agent, template user,
+  rows streamed to a JSONL store); target >= 2,000 rollouts/s at 10k and a 10k/1k time ratio <= 12;
+* peak resident memory (ru_maxrss, includes the interpreter and numpy/xarray); target < 300 MB at 10k;
+* a stand-in backend that sleeps 200 ms per agent call, at concurrency 64: achieved calls/s,
+  target >= 90% of the ideal 64 / 0.2 = 320 calls/s.
+"""
+import argparse, json, statistics, subprocess, sys, tempfile
+
+CHILD = r"""
+import asyncio, json, resource, sys, tempfile, time
+from pathlib import Path
+from whilelab.core import shopfront
+from whilelab.axes import agent_axes
+from whilelab.cover import covering_array
+from whilelab.defaults import RolloutOptions
+from whilelab.rollout import situation_from_cell, rollouts, assistant_msg
+from whilelab.models import ScriptedAgent, TemplateUser
+mode, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+spec = shopfront()
+plan = covering_array(agent_axes(spec), seed=0)
+cells = plan.to_dataframe().to_dict("records")
+sits = [situation_from_cell(c, spec, seed=0) for c in cells]
+class Slow:
+    name, calls = "slow", 0
+    async def respond(self, messages, ctx):
+        Slow.calls += 1; await asyncio.sleep(0.2); return assistant_msg("Sorry, I cannot help with that.")
+with tempfile.TemporaryDirectory() as d:
+    t = time.perf_counter()
+    if mode == "offline":
+        rows = rollouts(sits, spec, ScriptedAgent(), TemplateUser(), n_phrasings=n, k_samples=k, store=Path(d) / "rows.jsonl", progress=False)
+        calls = None
+    else:
+        agent = Slow()
+        rows = rollouts(sits, spec, agent, TemplateUser(), n_phrasings=n, k_samples=k, opts=RolloutOptions(concurrency=64), progress=False)
+        calls = Slow.calls
+    dt = time.perf_counter() - t
+print(json.dumps({"rollouts": len(rows), "seconds": dt, "calls": calls, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+def measure(mode, n, k, repeats):
+    runs = []
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", CHILD, mode, str(n), str(k)], capture_output=True, text=True, check=True)
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    med = lambda key: statistics.median(r[key] for r in runs)
+    return {"rollouts": runs[0]["rollouts"], "seconds": med("seconds"), "peak_mb": med("peak_mb"),
+            "calls": runs[0]["calls"], "all": [round(r["seconds"], 3) for r in runs]}
+
+def main():
+    ap = argparse.ArgumentParser(); ap.add_argument("--repeats", type=int, default=3); a = ap.parse_args()
+    small, big = measure("offline", 4, 4, a.repeats), measure("offline", 8, 20, a.repeats)   # 64 situations x 16 / x 160
+    slow = measure("slow", 2, 5, a.repeats)                                                  # 640 rollouts, one 200 ms call each
+    print(f"{'measurement':32} {'rollouts':>8} {'seconds':>8} {'rate':>12} {'peak MB':>8}  target")
+    for name, m, target in (("offline ~1k", small, ""), ("offline ~10k", big, ">= 2000 rollouts/s, < 300 MB")):
+        print(f"{name:32} {m['rollouts']:8} {m['seconds']:8.3f} {m['rollouts'] / m['seconds']:9.0f} /s {m['peak_mb']:8.0f}  {target}  runs {m['all']}")
+    ratio = big["seconds"] / small["seconds"]
+    print(f"{'10k/1k time ratio':32} {'':8} {ratio:8.2f} {'':12} {'':8}  <= 12 (rollouts ratio {big['rollouts'] / small['rollouts']:.0f})")
+    cps = slow["calls"] / slow["seconds"]
+    print(f"{'200 ms backend, concurrency 64':32} {slow['rollouts']:8} {slow['seconds']:8.3f} {cps:9.0f} /s {slow['peak_mb']:8.0f}  >= 288 calls/s (90% of 320); {cps / 320:.0%} of ideal")
+    ok = big["rollouts"] / big["seconds"] >= 2000 and ratio <= 12 and big["peak_mb"] < 300 and cps >= 288
+    print("\nall targets met" if ok else "\nSOME TARGETS MISSED")
+    sys.exit(0 if ok else 1)
+
+if __name__ == "__main__": main()
