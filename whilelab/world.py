@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['FAULTS', 'Schema', 'Sandbox', 'check_args', 'echo_set', 'echoes_schema', 'call', 'prepare', 'valid_args']
 
-# %% ../nbs/04_world.ipynb #9e94ef9e
+# %% ../nbs/04_world.ipynb #07e4f7db
 import ast, copy, datetime as dt, json, operator, re
 import numpy as np
 from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for
 from .defaults import WorldOptions
 
-# %% ../nbs/04_world.ipynb #6a49d068
+# %% ../nbs/04_world.ipynb #87929978
 def _singular(w: str) -> str: return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
 
 def _id_entity(param: str) -> str | None:
@@ -22,7 +22,7 @@ def _example_values(desc: str) -> list[str]:
     "Example values quoted in a description: such as '#W0000000', e.g. 'ABC'."
     return re.findall(r"(?:such as|e\.g\.?|like|for example)[:,]?\s+['\"`]([^'\"`]+)['\"`]", desc or "", re.I)
 
-# %% ../nbs/04_world.ipynb #6ff68421
+# %% ../nbs/04_world.ipynb #9fc646a8
 class Schema:
     "What a set of tools says about the world: entities, their fields, owners, and each tool's role."
     def __init__(self, tools, options: WorldOptions = WorldOptions()):
@@ -68,7 +68,7 @@ class Schema:
         sets = {"cancel": "cancelled", "return": "return requested", "exchange": "exchange requested", "refund": "refunded"}.get(verb)
         return dict(kind=kind, entity=entity, id_param=id_param, child=child, needs_status=needs if kind == "write" else None, sets_status=sets)
 
-# %% ../nbs/04_world.ipynb #997d0e2e
+# %% ../nbs/04_world.ipynb #f7e312c2
 def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
     n = name.lower()
     if "enum" in s: return s["enum"][int(rng.integers(len(s["enum"])))]
@@ -76,15 +76,15 @@ def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
     if t == "array": return []
     if t == "object": return {}
     if t == "boolean": return False
-    if t == "integer": return int(rng.integers(1, 6))
+    if t == "integer": return int(rng.integers(*o.int_range))
     if t == "number" or any(w in n for w in ("amount", "price", "total", "balance")):
         lo, hi = o.amount_range; return round(float(rng.uniform(lo, hi)), 2)
-    if "email" in n: return f"{person['first'].lower()}.{person['last'].lower()}{int(rng.integers(10, 99))}@mail.test"
+    if "email" in n: return f"{person['first'].lower()}.{person['last'].lower()}{int(rng.integers(*o.email_suffix_range))}@mail.test"
     if n in ("first_name", "firstname"): return person["first"]
     if n in ("last_name", "lastname"): return person["last"]
     if "name" in n: return f"{person['first']} {person['last']}"
-    if "zip" in n or "postal" in n: return f"{int(rng.integers(10000, 99999))}"
-    if "address" in n: return f"{int(rng.integers(1, 999))} {o.streets[int(rng.integers(len(o.streets)))]}, {o.cities[int(rng.integers(len(o.cities)))]}"
+    if "zip" in n or "postal" in n: return f"{int(rng.integers(*o.zip_range))}"
+    if "address" in n: return f"{int(rng.integers(*o.house_number_range))} {o.streets[int(rng.integers(len(o.streets)))]}, {o.cities[int(rng.integers(len(o.cities)))]}"
     if "date" in n or n.endswith("_at"):
         d = dt.date.fromisoformat(o.start_date) + dt.timedelta(days=int(rng.integers(o.date_span_days)))
         return d.isoformat()
@@ -97,7 +97,7 @@ def _id_format(examples: list, entity: str, digits: int):
         if m: return m.group(1), min(len(m.group(2)), digits + 3)
     return entity[:1].upper(), digits
 
-# %% ../nbs/04_world.ipynb #7e5bb9d6
+# %% ../nbs/04_world.ipynb #f18b83cf
 class Sandbox:
     "A world shaped by `tools`' schemas, drawn from `seed`, with planned `faults`."
     def __init__(self, tools, seed: int = 0, options: WorldOptions | None = None, faults=(), effects: dict | None = None):
@@ -156,7 +156,7 @@ class Sandbox:
         new.log, new.events, new.calls = list(self.log), [], {}
         return new
 
-# %% ../nbs/04_world.ipynb #79a8760e
+# %% ../nbs/04_world.ipynb #1a699053
 _PY = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict}
 
 def _type_ok(v, t) -> bool:
@@ -184,7 +184,7 @@ def check_args(tool: Tool, args) -> list[dict]:
             out.append({"field": k, "problem": f"{v!r} is not one of {s['enum']}", "fix": f"use one of {s['enum']}"})
     return out
 
-# %% ../nbs/04_world.ipynb #5b18f41e
+# %% ../nbs/04_world.ipynb #3e7f0ea6
 def _norm(s: str) -> str: return re.sub(r"[\W_]+", " ", str(s).lower()).strip()
 
 def echo_set(param: str, s: dict, options: WorldOptions = WorldOptions()) -> frozenset:
@@ -202,7 +202,7 @@ def echoes_schema(param: str, s: dict, value, options: WorldOptions = WorldOptio
     if not v: return True
     return v in (echoes if echoes is not None else echo_set(param, s, options)) or bool(_PLACEHOLDER_RE.fullmatch(value.strip().lower()))
 
-# %% ../nbs/04_world.ipynb #0440c603
+# %% ../nbs/04_world.ipynb #846bb02e
 FAULTS = ("timeout", "malformed", "stale", "denied", "rate_limited", "partial", "write_conflict")
 
 def _check_fault(self, f) -> dict:
@@ -221,7 +221,7 @@ def _fault_for(self, name: str, n: int):
     return None
 Sandbox._fault_for = _fault_for
 
-# %% ../nbs/04_world.ipynb #35dab58a
+# %% ../nbs/04_world.ipynb #0ff09d0f
 def _result(status, payload, error=False) -> dict: return {"status": status, "payload": payload, "error": error}
 
 def call(self, name: str, arguments=None) -> dict:
@@ -260,7 +260,7 @@ def _partial(payload, share):
     if isinstance(payload, list): return payload[: int(len(payload) * share)]
     return payload
 
-# %% ../nbs/04_world.ipynb #4e74a316
+# %% ../nbs/04_world.ipynb #9f37818c
 def _answer(self, t: Tool, args: dict, stale: bool = False) -> dict:
     role, recs = self.schema.role[t.name], (self._initial if stale else self.records)
     e, idp = role["entity"], role["id_param"]
@@ -312,11 +312,11 @@ def _calculate(expr: str) -> dict:
         if isinstance(n, ast.BinOp) and type(n.op) in _OPS: return _OPS[type(n.op)](ev(n.left), ev(n.right))
         if isinstance(n, ast.UnaryOp) and type(n.op) in _OPS: return _OPS[type(n.op)](ev(n.operand))
         raise ValueError("only numbers, + - * / and parentheses")
-    try: return _result("ok", {"result": round(ev(ast.parse(str(expr), mode="eval")), 10)})
+    try: return _result("ok", {"result": round(ev(ast.parse(str(expr), mode="eval")), 10)})   # 10 places hide float noise (0.1+0.2)
     except (SyntaxError, ValueError, ZeroDivisionError, TypeError) as err:
         return _result("invalid", {"error": f"cannot calculate {expr!r}: {err}", "field": "expression"}, True)
 
-# %% ../nbs/04_world.ipynb #631d60e6
+# %% ../nbs/04_world.ipynb #ed62c98a
 def prepare(self, world: str, tool: str, rng) -> dict:
     "Arrange the state for `world` around `tool`; return what the person knows (ids, email, name)."
     sch, role = self.schema, self.schema.role.get(tool, {})
@@ -351,7 +351,7 @@ def prepare(self, world: str, tool: str, rng) -> dict:
     return know
 Sandbox.prepare = prepare
 
-# %% ../nbs/04_world.ipynb #7aca4e55
+# %% ../nbs/04_world.ipynb #92ae746e
 def valid_args(self, name: str, rng=None) -> dict:
     "Arguments for tool `name` that the world accepts: ids that exist and are eligible, enums from the schema."
     rng = rng if rng is not None else rng_for(self.seed, "args", name)
@@ -366,7 +366,7 @@ def valid_args(self, name: str, rng=None) -> dict:
                 pool = [i for i in pool if self.records[pe][i].get("status") == role["needs_status"]] or pool
                 if self.records[pe][pool[0]].get("status") != role["needs_status"]:
                     self.records[pe] = {**self.records[pe], pool[0]: {**self.records[pe][pool[0]], "status": role["needs_status"]}}
-            ids = pool[: max(1, int(rng.integers(1, 3)))]
+            ids = pool[: max(1, int(rng.integers(*self.options.list_len_range)))]
             args[p] = ids if s.get("type") == "array" else ids[0]
         elif role["kind"] == "lookup":
             rec = self.records[role["entity"]][sorted(self.records[role["entity"]])[0]]
