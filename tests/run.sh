@@ -5,7 +5,10 @@ cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1 MPLBACKEND=Agg
 echo "== install (dev extras, pinned by constraints-dev.txt)"
 python -m pip install -q -e ".[dev]" -c constraints-dev.txt 2>&1 | grep -v -E "^WARNING: (Location|Running pip as)" || true
-python -c "import whilelab, nbdev, execnb" # fail early if the install did not take
+# TRL's data helpers check the step-07 exports. They need only datasets and transformers, so TRL goes in
+# without its training stack (torch, accelerate): a multi-GB download the tests never use.
+python -m pip install -q --no-deps "trl==1.16.0" 2>&1 | grep -v -E "^WARNING: (Location|Running pip as)" || true
+python -c "import whilelab, nbdev, execnb, trl.data_utils" # fail early if the install did not take
 in_git() { git rev-parse --is-inside-work-tree >/dev/null 2>&1; }
 echo "== notebooks are clean (nbdev_clean leaves them unchanged)"
 nbdev_clean
