@@ -1,0 +1,46 @@
+"""The docs site builds offline from the notebooks, and a real browser can read it: navigation with every
+chapter and tutorial, an executed plot, show_doc's parameter docs, and search. Stops what it starts."""
+import shutil, socket, subprocess, sys, time
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("site")
+    r = subprocess.run([sys.executable, "tools/docs.py", "--out", str(out), "--execute", "02_cover"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    return out
+
+def test_every_notebook_is_a_page(site):
+    nbs = [p.stem for p in (ROOT / "nbs").glob("[0-9]*.ipynb")] + [p.stem for p in (ROOT / "nbs" / "tutorials").glob("*.ipynb")]
+    pages = {p.stem for p in site.rglob("*.html")}
+    assert set(nbs) <= pages and "index" in pages and (site / "search" / "search_index.json").exists()
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (tests/run.sh installs it)")
+def test_the_site_reads_in_a_browser(site):
+    from playwright.sync_api import sync_playwright
+    with socket.socket() as s: s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
+    srv = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(site)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                  args=["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"])
+            try:
+                page = b.new_page(viewport={"width": 1300, "height": 1000})
+                page.goto(f"http://127.0.0.1:{port}/index.html", wait_until="networkidle")
+                nav = page.locator("nav.md-nav--primary").first.inner_text()
+                assert all(w in nav for w in ("cover", "grade", "cut", "Tutorials", "Two-factor faults")), nav[:500]
+                page.screenshot(path=str(site / "index.png"))
+                page.goto(f"http://127.0.0.1:{port}/02_cover.html", wait_until="networkidle")
+                body = page.inner_text("body")
+                assert "covering_array" in body and "run seed; the same seed gives the same plan" in body   # show_doc with parameter docs
+                assert page.locator("img").count() >= 1                                                     # an executed plot
+            finally: b.close()
+    finally:
+        srv.terminate(); srv.wait(10)
