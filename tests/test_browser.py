@@ -1,11 +1,10 @@
 """The search panel in a real browser: JupyterLab on 127.0.0.1, Debian's chromium driven by Playwright.
 A slider moved in the page must reach the kernel and the search engine. The test stops what it starts."""
-import contextlib, json, os, secrets, shutil, socket, subprocess, sys, time, urllib.request
-from pathlib import Path
+import contextlib, json, os, secrets, subprocess, sys, time, urllib.request
 import pytest
+from conftest import HAVE_CHROMIUM, chromium_page, free_port
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (tests/run.sh installs it)")
+pytestmark = pytest.mark.skipif(not HAVE_CHROMIUM, reason="Debian chromium is not installed (tests/run.sh installs it)")
 
 CELL = """
 import json, pathlib
@@ -25,9 +24,6 @@ panel.weight["open_ended"].observe(record, names="value")
 pathlib.Path("ready.json").write_text(json.dumps({"engine": search.weights["open_ended"]}))
 panel
 """
-
-def free_port():
-    with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
 
 def wait_http(url, proc, timeout=90):
     t = time.time()
@@ -77,28 +73,20 @@ def lab(tmp_path):
     with running_lab(tmp_path) as x: yield x
 
 def test_slider_in_the_browser_reaches_the_kernel(lab):
-    from playwright.sync_api import sync_playwright
     base, token, root = lab
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-                                          "--disable-component-update", "--no-first-run", "--disable-sync"])
-        try:
-            page = browser.new_page()
-            page.goto(f"{base}/lab/tree/panel.ipynb?token={token}", wait_until="domcontentloaded", timeout=90_000)
-            page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=90_000)
-            page.locator(".jp-StatusBar-TextItem", has_text="Idle").first.wait_for(timeout=90_000)   # the kernel is up
-            page.click(".jp-Notebook .jp-Cell .cm-content")
-            page.keyboard.press("Shift+Enter")
-            before = wait_file(root / "ready.json")["engine"]
-            row = page.locator(".widget-slider", has=page.locator(".widget-label", has_text="open_ended"))
-            handle = row.locator(".noUi-handle").first
-            handle.wait_for(timeout=60_000)
-            handle.focus()
-            for _ in range(3): page.keyboard.press("ArrowLeft")
-            seen = wait_file(root / "seen.json")
-            page.screenshot(path=str(root / "panel.png"))
-        finally:
-            browser.close()
+    with chromium_page() as page:
+        page.goto(f"{base}/lab/tree/panel.ipynb?token={token}", wait_until="domcontentloaded", timeout=90_000)
+        page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=90_000)
+        page.locator(".jp-StatusBar-TextItem", has_text="Idle").first.wait_for(timeout=90_000)   # the kernel is up
+        page.click(".jp-Notebook .jp-Cell .cm-content")
+        page.keyboard.press("Shift+Enter")
+        before = wait_file(root / "ready.json")["engine"]
+        row = page.locator(".widget-slider", has=page.locator(".widget-label", has_text="open_ended"))
+        handle = row.locator(".noUi-handle").first
+        handle.wait_for(timeout=60_000)
+        handle.focus()
+        for _ in range(3): page.keyboard.press("ArrowLeft")
+        seen = wait_file(root / "seen.json")
+        page.screenshot(path=str(root / "panel.png"))
     assert before - 0.035 < seen["slider"] < before - 0.005, (before, seen)           # the kernel got the moved slider's value
     assert abs(seen["engine"] - seen["slider"]) < 1e-6                                # and the engine took it as the arm's weight

@@ -1,6 +1,5 @@
 """The main job and `whilelab run`, through the installed `whilelab` command, as a user runs them."""
 import json, subprocess
-from pathlib import Path
 import pytest, xarray as xr
 from whilelab.core import shared_data
 

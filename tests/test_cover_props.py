@@ -1,7 +1,7 @@
 """Property tests for covering arrays: whatever the levels, constraints and seed rows, every required
 tuple is covered, no forbidden combination appears, and the same seed gives the same plan."""
 import itertools, json
-import numpy as np, pytest
+import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 from whilelab.cover import covering_array, plan_missing
 

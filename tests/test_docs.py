@@ -1,11 +1,11 @@
 """The docs site builds offline from the notebooks, and a real browser can read it: navigation with every
 chapter and tutorial, an executed plot, show_doc's parameter docs, and search. Stops what it starts."""
-import shutil, socket, subprocess, sys, time
+import subprocess, sys, time
 from pathlib import Path
 import pytest
+from conftest import HAVE_CHROMIUM, chromium_page, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
@@ -20,27 +20,21 @@ def test_every_notebook_is_a_page(site):
     pages = {p.stem for p in site.rglob("*.html")}
     assert set(nbs) <= pages and "index" in pages and (site / "search" / "search_index.json").exists()
 
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed (tests/run.sh installs it)")
+@pytest.mark.skipif(not HAVE_CHROMIUM, reason="Debian chromium is not installed (tests/run.sh installs it)")
 def test_the_site_reads_in_a_browser(site):
-    from playwright.sync_api import sync_playwright
-    with socket.socket() as s: s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
+    port = free_port()
     srv = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(site)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(0.5)
-        with sync_playwright() as p:
-            b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                  args=["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking"])
-            try:
-                page = b.new_page(viewport={"width": 1300, "height": 1000})
-                page.goto(f"http://127.0.0.1:{port}/index.html", wait_until="networkidle")
-                nav = page.locator("nav.md-nav--primary").first.inner_text()
-                assert all(w in nav for w in ("cover", "grade", "cut", "Tutorials", "Two-factor faults")), nav[:500]
-                page.screenshot(path=str(site / "index.png"))
-                page.goto(f"http://127.0.0.1:{port}/02_cover.html", wait_until="networkidle")
-                body = page.inner_text("body")
-                assert "covering_array" in body and "run seed; the same seed gives the same plan" in body   # show_doc with parameter docs
-                assert page.locator("img").count() >= 1                                                     # an executed plot
-            finally: b.close()
+        with chromium_page() as page:
+            page.goto(f"http://127.0.0.1:{port}/index.html", wait_until="networkidle")
+            nav = page.locator("nav.md-nav--primary").first.inner_text()
+            assert all(w in nav for w in ("cover", "grade", "cut", "Tutorials", "Two-factor faults")), nav[:500]
+            page.screenshot(path=str(site / "index.png"))
+            page.goto(f"http://127.0.0.1:{port}/02_cover.html", wait_until="networkidle")
+            body = page.inner_text("body")
+            assert "covering_array" in body and "run seed; the same seed gives the same plan" in body   # show_doc with parameter docs
+            assert page.locator("img").count() >= 1                                                     # an executed plot
     finally:
         srv.terminate(); srv.wait(10)

@@ -1,7 +1,6 @@
 """A run killed (SIGKILL) or interrupted (Ctrl-C) part-way resumes with no row lost and none duplicated,
 and gives the same rows, byte for byte apart from timings, as a run that was never stopped."""
-import json, os, signal, subprocess, sys, time
-from pathlib import Path
+import json, signal, subprocess, sys, time
 import pytest
 from whilelab.rollout import read_rows, strip_timings
 

@@ -1,5 +1,5 @@
 """Properties of the pass@k family and the sign-flip test that must hold for any data."""
-import itertools, math
+import itertools
 import numpy as np
 from hypothesis import given, settings, strategies as st
 from whilelab.stats import pass_at_k, pass_pow_k, sign_flip_p, bootstrap_ci, wilson

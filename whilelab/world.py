@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['FAULTS', 'Schema', 'Sandbox', 'check_args', 'echo_set', 'echoes_schema', 'call', 'prepare', 'valid_args']
 
-# %% ../nbs/04_world.ipynb #e244f7bf
+# %% ../nbs/04_world.ipynb #b646c230
 import ast, copy, datetime as dt, json, operator, re
 from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for
 from .defaults import WorldOptions
 
-# %% ../nbs/04_world.ipynb #9fbfa4f1
+# %% ../nbs/04_world.ipynb #9ae8daed
 def _singular(w: str) -> str: return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
 
 def _id_entity(param: str) -> str | None:
@@ -21,7 +21,7 @@ def _example_values(desc: str) -> list[str]:
     "Example values quoted in a description: such as '#W0000000', e.g. 'ABC'."
     return re.findall(r"(?:such as|e\.g\.?|like|for example)[:,]?\s+['\"`]([^'\"`]+)['\"`]", desc or "", re.I)
 
-# %% ../nbs/04_world.ipynb #e30f76b9
+# %% ../nbs/04_world.ipynb #a34337a5
 class Schema:
     "What a set of tools says about the world: entities, their fields, owners, and each tool's role."
     def __init__(self, tools, options: WorldOptions = WorldOptions()):
@@ -67,7 +67,7 @@ class Schema:
         sets = {"cancel": "cancelled", "return": "return requested", "exchange": "exchange requested", "refund": "refunded"}.get(verb)
         return dict(kind=kind, entity=entity, id_param=id_param, child=child, needs_status=needs if kind == "write" else None, sets_status=sets)
 
-# %% ../nbs/04_world.ipynb #9154c0f5
+# %% ../nbs/04_world.ipynb #106a0496
 def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
     n = name.lower()
     if "enum" in s: return s["enum"][int(rng.integers(len(s["enum"])))]
@@ -96,7 +96,7 @@ def _id_format(examples: list, entity: str, digits: int):
         if m: return m.group(1), min(len(m.group(2)), digits + 3)
     return entity[:1].upper(), digits
 
-# %% ../nbs/04_world.ipynb #1938d763
+# %% ../nbs/04_world.ipynb #c36c088e
 class Sandbox:
     "A world shaped by `tools`' schemas, drawn from `seed`, with planned `faults`."
     def __init__(self, tools, seed: int = 0, options: WorldOptions | None = None, faults=(), effects: dict | None = None):
@@ -157,7 +157,7 @@ class Sandbox:
         new.log, new.events, new.calls = list(self.log), [], {}
         return new
 
-# %% ../nbs/04_world.ipynb #93df8142
+# %% ../nbs/04_world.ipynb #528ae007
 _PY = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict}
 
 def _type_ok(v, t) -> bool:
@@ -185,7 +185,7 @@ def check_args(tool: Tool, args) -> list[dict]:
             out.append({"field": k, "problem": f"{v!r} is not one of {s['enum']}", "fix": f"use one of {s['enum']}"})
     return out
 
-# %% ../nbs/04_world.ipynb #dec5de97
+# %% ../nbs/04_world.ipynb #b9b6a810
 def _norm(s: str) -> str: return re.sub(r"[\W_]+", " ", str(s).lower()).strip()
 
 def echo_set(param: str, s: dict, options: WorldOptions = WorldOptions()) -> frozenset:
@@ -203,7 +203,7 @@ def echoes_schema(param: str, s: dict, value, options: WorldOptions = WorldOptio
     if not v: return True
     return v in (echoes if echoes is not None else echo_set(param, s, options)) or bool(_PLACEHOLDER_RE.fullmatch(value.strip().lower()))
 
-# %% ../nbs/04_world.ipynb #945b89d5
+# %% ../nbs/04_world.ipynb #737afa07
 FAULTS = ("timeout", "malformed", "stale", "denied", "rate_limited", "partial", "write_conflict")
 
 def _check_fault(self, f) -> dict:
@@ -222,7 +222,7 @@ def _fault_for(self, name: str, n: int):
     return None
 Sandbox._fault_for = _fault_for
 
-# %% ../nbs/04_world.ipynb #45328abe
+# %% ../nbs/04_world.ipynb #d1428f08
 def _result(status, payload, error=False) -> dict: return {"status": status, "payload": payload, "error": error}
 
 def call(self, name: str, arguments=None) -> dict:
@@ -261,7 +261,7 @@ def _partial(payload, share):
     if isinstance(payload, list): return payload[: int(len(payload) * share)]
     return payload
 
-# %% ../nbs/04_world.ipynb #6a8fbd91
+# %% ../nbs/04_world.ipynb #2a1870c4
 def _answer(self, t: Tool, args: dict, stale: bool = False) -> dict:
     role, recs = self.schema.role[t.name], (self._initial if stale else self.records)
     e, idp = role["entity"], role["id_param"]
@@ -317,7 +317,7 @@ def _calculate(expr: str) -> dict:
     except (SyntaxError, ValueError, ZeroDivisionError, TypeError) as err:
         return _result("invalid", {"error": f"cannot calculate {expr!r}: {err}", "field": "expression"}, True)
 
-# %% ../nbs/04_world.ipynb #cbed7016
+# %% ../nbs/04_world.ipynb #fa388f66
 def prepare(self, world: str, tool: str, rng) -> dict:
     "Arrange the state for `world` around `tool`; return what the person knows (ids, email, name)."
     sch, role = self.schema, self.schema.role.get(tool, {})
@@ -352,7 +352,7 @@ def prepare(self, world: str, tool: str, rng) -> dict:
     return know
 Sandbox.prepare = prepare
 
-# %% ../nbs/04_world.ipynb #94bc1478
+# %% ../nbs/04_world.ipynb #9d1fc16e
 def valid_args(self, name: str, rng=None) -> dict:
     "Arguments for tool `name` that the world accepts: ids that exist and are eligible, enums from the schema."
     rng = rng if rng is not None else rng_for(self.seed, "args", name)

@@ -1,0 +1,20 @@
+"""Helpers the browser tests share: a free port on 127.0.0.1 and Debian's chromium under Playwright."""
+import contextlib, shutil, socket
+from pathlib import Path
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+HAVE_CHROMIUM = Path(CHROMIUM).exists()
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
+
+def free_port() -> int:
+    with socket.socket() as s: s.bind(("127.0.0.1", 0)); return s.getsockname()[1]
+
+@contextlib.contextmanager
+def chromium_page(width: int = 1300, height: int = 1000):
+    "A page in headless Debian chromium driven by Playwright; the browser is closed on exit."
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try: yield b.new_page(viewport={"width": width, "height": height})
+        finally: b.close()
