@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['FAULTS', 'Schema', 'Sandbox', 'check_args', 'echo_set', 'echoes_schema', 'call', 'prepare', 'valid_args']
 
-# %% ../nbs/04_world.ipynb #b646c230
+# %% ../nbs/04_world.ipynb #90389b30
 import ast, copy, datetime as dt, json, operator, re
 from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for
 from .defaults import WorldOptions
 
-# %% ../nbs/04_world.ipynb #9ae8daed
+# %% ../nbs/04_world.ipynb #e87951a1
 def _singular(w: str) -> str: return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
 
 def _id_entity(param: str) -> str | None:
@@ -21,7 +21,7 @@ def _example_values(desc: str) -> list[str]:
     "Example values quoted in a description: such as '#W0000000', e.g. 'ABC'."
     return re.findall(r"(?:such as|e\.g\.?|like|for example)[:,]?\s+['\"`]([^'\"`]+)['\"`]", desc or "", re.I)
 
-# %% ../nbs/04_world.ipynb #a34337a5
+# %% ../nbs/04_world.ipynb #92e2ebb6
 class Schema:
     "What a set of tools says about the world: entities, their fields, owners, and each tool's role."
     def __init__(self, tools, options: WorldOptions = WorldOptions()):
@@ -67,7 +67,12 @@ class Schema:
         sets = {"cancel": "cancelled", "return": "return requested", "exchange": "exchange requested", "refund": "refunded"}.get(verb)
         return dict(kind=kind, entity=entity, id_param=id_param, child=child, needs_status=needs if kind == "write" else None, sets_status=sets)
 
-# %% ../nbs/04_world.ipynb #106a0496
+    def entity_at_stake(self, tool: str) -> str | None:
+        "The entity a situation about `tool` turns on: the tool's own, or for a tool on the owner, the records it lists."
+        r = self.role.get(tool, {})
+        return r.get("entity") if r.get("entity") != self.owner else (r.get("child") or r.get("entity"))
+
+# %% ../nbs/04_world.ipynb #7abf0702
 def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
     n = name.lower()
     if "enum" in s: return s["enum"][int(rng.integers(len(s["enum"])))]
@@ -96,7 +101,7 @@ def _id_format(examples: list, entity: str, digits: int):
         if m: return m.group(1), min(len(m.group(2)), digits + 3)
     return entity[:1].upper(), digits
 
-# %% ../nbs/04_world.ipynb #c36c088e
+# %% ../nbs/04_world.ipynb #6b74e280
 class Sandbox:
     "A world shaped by `tools`' schemas, drawn from `seed`, with planned `faults`."
     def __init__(self, tools, seed: int = 0, options: WorldOptions | None = None, faults=(), effects: dict | None = None):
@@ -157,7 +162,7 @@ class Sandbox:
         new.log, new.events, new.calls = list(self.log), [], {}
         return new
 
-# %% ../nbs/04_world.ipynb #528ae007
+# %% ../nbs/04_world.ipynb #bff5257e
 _PY = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict}
 
 def _type_ok(v, t) -> bool:
@@ -185,7 +190,7 @@ def check_args(tool: Tool, args) -> list[dict]:
             out.append({"field": k, "problem": f"{v!r} is not one of {s['enum']}", "fix": f"use one of {s['enum']}"})
     return out
 
-# %% ../nbs/04_world.ipynb #b9b6a810
+# %% ../nbs/04_world.ipynb #597525ef
 def _norm(s: str) -> str: return re.sub(r"[\W_]+", " ", str(s).lower()).strip()
 
 def echo_set(param: str, s: dict, options: WorldOptions = WorldOptions()) -> frozenset:
@@ -203,7 +208,7 @@ def echoes_schema(param: str, s: dict, value, options: WorldOptions = WorldOptio
     if not v: return True
     return v in (echoes if echoes is not None else echo_set(param, s, options)) or bool(_PLACEHOLDER_RE.fullmatch(value.strip().lower()))
 
-# %% ../nbs/04_world.ipynb #737afa07
+# %% ../nbs/04_world.ipynb #094da785
 FAULTS = ("timeout", "malformed", "stale", "denied", "rate_limited", "partial", "write_conflict")
 
 def _check_fault(self, f) -> dict:
@@ -222,7 +227,7 @@ def _fault_for(self, name: str, n: int):
     return None
 Sandbox._fault_for = _fault_for
 
-# %% ../nbs/04_world.ipynb #d1428f08
+# %% ../nbs/04_world.ipynb #805dba73
 def _result(status, payload, error=False) -> dict: return {"status": status, "payload": payload, "error": error}
 
 def call(self, name: str, arguments=None) -> dict:
@@ -261,7 +266,7 @@ def _partial(payload, share):
     if isinstance(payload, list): return payload[: int(len(payload) * share)]
     return payload
 
-# %% ../nbs/04_world.ipynb #2a1870c4
+# %% ../nbs/04_world.ipynb #c92c7792
 def _answer(self, t: Tool, args: dict, stale: bool = False) -> dict:
     role, recs = self.schema.role[t.name], (self._initial if stale else self.records)
     e, idp = role["entity"], role["id_param"]
@@ -317,12 +322,12 @@ def _calculate(expr: str) -> dict:
     except (SyntaxError, ValueError, ZeroDivisionError, TypeError) as err:
         return _result("invalid", {"error": f"cannot calculate {expr!r}: {err}", "field": "expression"}, True)
 
-# %% ../nbs/04_world.ipynb #fa388f66
+# %% ../nbs/04_world.ipynb #f193a1d9
 def prepare(self, world: str, tool: str, rng) -> dict:
     "Arrange the state for `world` around `tool`; return what the person knows (ids, email, name)."
     sch, role = self.schema, self.schema.role.get(tool, {})
     owner = sch.owner
-    e = role.get("entity") if role.get("entity") != owner else (role.get("child") or role.get("entity"))
+    e = sch.entity_at_stake(tool)
     know = {}
     if owner:
         oid = sorted(self.records[owner])[int(rng.integers(len(self.records[owner])))]
@@ -352,7 +357,7 @@ def prepare(self, world: str, tool: str, rng) -> dict:
     return know
 Sandbox.prepare = prepare
 
-# %% ../nbs/04_world.ipynb #9d1fc16e
+# %% ../nbs/04_world.ipynb #81057df2
 def valid_args(self, name: str, rng=None) -> dict:
     "Arguments for tool `name` that the world accepts: ids that exist and are eligible, enums from the schema."
     rng = rng if rng is not None else rng_for(self.seed, "args", name)
