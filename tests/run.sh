@@ -8,7 +8,7 @@ python -m pip install -q -e ".[dev]" -c constraints-dev.txt 2>&1 | grep -v -E "^
 # TRL's data helpers check the step-07 exports. They need only datasets and transformers, so TRL goes in
 # without its training stack (torch, accelerate): a multi-GB download the tests never use.
 python -m pip install -q --no-deps "trl==1.16.0" 2>&1 | grep -v -E "^WARNING: (Location|Running pip as)" || true
-python -c "import whilelab, nbdev, execnb, trl.data_utils, playwright, jupyterlab" # fail early if the install did not take
+python -c "import whilelab, nbdev, execnb, trl.data_utils, playwright, jupyterlab, ray" # fail early if the install did not take
 # The search-panel browser test drives Debian's chromium (Playwright's own browser download cannot run here).
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -73,10 +73,15 @@ def test_a_failure_that_outlasts_the_retries_is_a_row_with_its_error():
     assert row["error"] and ("529" in row["error"] or "Overloaded" in row["error"]) and "attempts" in row["error"]
     assert len(srv.calls) == FAST.max_retries + 1 and row["messages"][0]["role"] == "user"
 
-@pytest.mark.parametrize("fault", ["truncated", "malformed"])
-def test_malformed_bodies_end_as_error_rows_not_crashes(fault):
-    row = play(agent(Server([fault])))
-    assert row["error"] is not None and KEY not in canonical_json(row)
+def test_a_malformed_body_ends_as_an_error_row_not_a_crash():
+    row = play(agent(Server(["malformed"])))
+    assert row["error"] is not None and "no content" in row["error"] and KEY not in canonical_json(row)
+
+def test_a_truncated_body_is_retried_like_a_dropped_connection():
+    srv = Server(["truncated"]); row = play(agent(srv))
+    assert row["error"] is None and len(srv.calls) == 3
+    row = play(agent(Server(["truncated"] * 10)))
+    assert "JSONDecodeError after 4 attempts" in row["error"]
 
 def test_rejected_and_missing_keys_say_what_to_fix_and_never_show_the_key(monkeypatch):
     row = play(agent(Server([401])))

@@ -4,17 +4,17 @@
 
 # %% ../nbs/00_core.ipynb #d018efd4
 from __future__ import annotations
-import copy, hashlib, inspect, json, re, typing
+import copy, hashlib, inspect, json, os, re, typing
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'canonical_json', 'stable_hash', 'derive_seed',
-           'rng_for', 'SchemaError', 'normalize_schema', 'type_schema', 'parse_docstring', 'guess_effect', 'Tool',
-           'tools', 'validate_row', 'AgentSpec', 'find_customer', 'list_orders', 'get_order', 'cancel_order',
-           'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data', 'content_words',
-           'redact', 'find_secrets', 'run_sync']
+__all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'MIN_SECRET_LEN', 'canonical_json', 'stable_hash',
+           'derive_seed', 'rng_for', 'SchemaError', 'normalize_schema', 'type_schema', 'parse_docstring',
+           'guess_effect', 'Tool', 'tools', 'validate_row', 'AgentSpec', 'find_customer', 'list_orders', 'get_order',
+           'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data',
+           'content_words', 'env_secrets', 'redact', 'find_secrets', 'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
 def canonical_json(obj) -> str:
@@ -60,9 +60,11 @@ def normalize_schema(schema, tool: str = "?", path: str = "input_schema") -> dic
                           'give a dict such as {"type": "object", "properties": {...}}')
     s = copy.deepcopy(schema)
     t = s.get("type")
+    if "type" in s and not isinstance(t, (str, list)):
+        raise SchemaError(tool, f"{path}.type", f"expected a type name or a list of them, got {type(t).__name__}", f"use one of {', '.join(JSON_TYPES)}")
     if t == "any": s.pop("type")
     elif isinstance(t, str): s["type"] = _TYPE_ALIASES.get(t, t)
-    elif isinstance(t, list): s["type"] = [_TYPE_ALIASES.get(x, x) for x in t]
+    elif isinstance(t, list): s["type"] = [_TYPE_ALIASES.get(x, x) if isinstance(x, str) else x for x in t]
     for x in ([s["type"]] if isinstance(s.get("type"), str) else s.get("type", [])):
         if x not in JSON_TYPES:
             raise SchemaError(tool, f"{path}.type", f"unknown type {x!r}", f"use one of {', '.join(JSON_TYPES)}")
@@ -80,9 +82,13 @@ def normalize_schema(schema, tool: str = "?", path: str = "input_schema") -> dic
             raise SchemaError(tool, f"{path}.required", f"names {missing} that are not in properties",
                               f"add them to properties or drop them from required (known: {sorted(s['properties'])})")
     if "items" in s and isinstance(s["items"], dict): s["items"] = normalize_schema(s["items"], tool, f"{path}.items")
+    elif "items" in s and not isinstance(s["items"], (bool, list)):
+        raise SchemaError(tool, f"{path}.items", f"expected a schema, got {type(s['items']).__name__}", 'write items as {"type": ...}')
     if "enum" in s and (not isinstance(s["enum"], list) or not s["enum"]):
         raise SchemaError(tool, f"{path}.enum", "expected a non-empty list of allowed values", 'write enum as ["a", "b"]')
     for key in ("anyOf", "oneOf", "allOf"):
+        if key in s and (not isinstance(s[key], list) or not s[key]):
+            raise SchemaError(tool, f"{path}.{key}", "expected a non-empty list of schemas", f'write {key} as [{{"type": "string"}}, ...]')
         if key in s: s[key] = [normalize_schema(x, tool, f"{path}.{key}[{i}]") for i, x in enumerate(s[key])]
     return s
 
@@ -159,6 +165,9 @@ class Tool:
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
             raise SchemaError(str(self.name), "name", "a tool name must be 1-64 letters, digits, '_' or '-'",
                               "rename the tool, e.g. 'get_order'")
+        if self.description is None: self.description = ""
+        if not isinstance(self.description, str):
+            raise SchemaError(self.name, "description", f"expected text, got {type(self.description).__name__}", "write the description as a string")
         self.input_schema = normalize_schema(self.input_schema, self.name, "input_schema")
         if self.input_schema.get("type") != "object":
             raise SchemaError(self.name, "input_schema.type", f"a tool's input must be an object, got {self.input_schema.get('type')!r}",
@@ -220,6 +229,7 @@ def _from_mcp(cls, d: dict) -> Tool:
     name = _need(d, "name", "?", "MCP", "give the tool a name")
     effect = None
     ann = d.get("annotations") or {}
+    if not isinstance(ann, dict): raise SchemaError(name, "annotations", f"expected an object, got {type(ann).__name__}", 'write annotations as {"readOnlyHint": true}')
     if "readOnlyHint" in ann: effect = "read" if ann["readOnlyHint"] else "write"
     return cls(name, d.get("description", "") or d.get("title", ""), _need(d, "inputSchema", name, "MCP", 'add "inputSchema"'),
                d.get("outputSchema"), effect)
@@ -315,7 +325,10 @@ class AgentSpec:
     name: str
     tools: list
     policy: str
-    def __post_init__(self): self.tools = tools(self.tools)
+    def __post_init__(self):
+        if not isinstance(self.policy, str):
+            raise TypeError(f"policy must be text (the agent's system prompt), got {type(self.policy).__name__}. Fix: pass the policy as one string")
+        self.tools = tools(self.tools)
     @property
     def policy_version(self) -> str:
         "Hash of the policy and the tools: which agent, exactly, produced a row."
@@ -429,16 +442,25 @@ _SECRET_RES = [re.compile(p) for p in (
     r"(?i)(x-api-key|api[_-]?key|authorization)([\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9._\-]{12,}",
     r"\bAKIA[0-9A-Z]{16}\b", r"\bgh[pousr]_[A-Za-z0-9]{30,}\b", r"\bhf_[A-Za-z0-9]{30,}\b")]
 
+def env_secrets() -> list[str]:
+    "Values of environment variables named like secrets (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD`), longest first."
+    return sorted({v for k, v in os.environ.items() if re.search(r"(KEY|TOKEN|SECRET|PASSWORD)$", k.upper()) and len(v) >= MIN_SECRET_LEN},
+                  key=len, reverse=True)
+
+MIN_SECRET_LEN = 8   # a shorter value is more likely a word than a key, and replacing it would mangle ordinary text
+
 def redact(text) -> str:
-    "`text` with API keys and bearer tokens replaced by `[redacted]`."
+    "`text` with API keys, bearer tokens and the values of secret environment variables replaced by `[redacted]`."
     out = str(text)
+    for v in env_secrets(): out = out.replace(v, "[redacted]")
     for r in _SECRET_RES:
         out = r.sub(lambda m: (m.group(1) + m.group(2) + "[redacted]") if m.re.groups >= 2 else "[redacted]", out)
     return out
 
 def find_secrets(text) -> list[str]:
-    "Substrings of `text` that look like secrets (for the publish gate and tests)."
-    return [m.group(0) for r in _SECRET_RES for m in r.finditer(str(text))]
+    "Substrings of `text` that look like secrets or are the value of a secret environment variable (for the publish gate and tests)."
+    text = str(text)
+    return [m.group(0) for r in _SECRET_RES for m in r.finditer(text)] + [v for v in env_secrets() if v in text]
 
 # %% ../nbs/00_core.ipynb #db44ff4d
 def run_sync(coro):

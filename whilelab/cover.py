@@ -473,7 +473,7 @@ def plot_coverage(cov: xr.Dataset, title: str = "pairwise coverage", save=None):
         M[starts[ib]:starts[ib + 1], starts[ia]:starts[ia + 1]] = block.T
     size = min(14, 3 + 0.16 * len(M))
     fig, ax = plt.subplots(figsize=(size, size * 0.9))
-    cmap = matplotlib.colormaps["Blues"].copy(); cmap.set_under("#d62728"); cmap.set_bad("#f0f0f0")
+    cmap = matplotlib.colormaps["Blues"].with_extremes(under="#d62728", bad="#f0f0f0")
     im = ax.imshow(np.ma.masked_invalid(M), cmap=cmap, vmin=0.5, interpolation="nearest")
     for s in starts[1:-1]: ax.axhline(s - 0.5, color="k", lw=0.6); ax.axvline(s - 0.5, color="k", lw=0.6)
     mids = (starts[:-1] + starts[1:]) / 2 - 0.5

@@ -276,6 +276,8 @@ async def _guarded(call, key, opts, sdk, who: str, var: str):
         raise BackendError(redact(f"{who} answered with a malformed body: {e}")) from None
     except Exception as e:
         if is_transient(e): raise _gave_up(e, opts) from None   # one retry policy: the runner must not retry again
+        if isinstance(e, sdk.APIError):                         # a refusal (400, 404, ...): its body may quote the request, key included
+            raise BackendError(redact(f"{who} refused the request: {type(e).__name__}: {e}")) from None
         raise
 
 def _key(api_key, var: str, required: bool = True):
@@ -283,7 +285,19 @@ def _key(api_key, var: str, required: bool = True):
     if not k and required: raise BackendError(f"no API key: set {var} in the environment or pass api_key=...")
     return k
 
-# %% ../nbs/12_models.ipynb #fee319c7
+# %% ../nbs/12_models.ipynb #305d4c5a
+import importlib
+
+class _SDKClient:
+    "Builds an async SDK client; pickles without the key (a copy in another process reads it from that process's environment)."
+    def __init__(self, sdk: str, cls: str, var: str, api_key=None, required: bool = True, transport=None, **kw):
+        self.sdk, self.cls, self.var, self.api_key, self.required, self.transport, self.kw = sdk, cls, var, api_key, required, transport, kw
+    def __call__(self):
+        mod = importlib.import_module(self.sdk)
+        http = mod.DefaultAsyncHttpxClient(transport=self.transport) if self.transport else None
+        return getattr(mod, self.cls)(api_key=_key(self.api_key, self.var, self.required) or "EMPTY", max_retries=0, http_client=http, **self.kw)
+    def __getstate__(self): return {**self.__dict__, "api_key": None}
+
 class _PerLoop:
     "Build one client and one semaphore per running event loop."
     def __init__(self, make_client, concurrency: int):
@@ -295,6 +309,7 @@ class _PerLoop:
             self._by_loop[id(loop)] = (self.make_client(), asyncio.Semaphore(self.concurrency), loop)
         c, sem, _ = self._by_loop[id(loop)]
         return c, sem
+    def __getstate__(self): return {**self.__dict__, "_by_loop": {}}   # clients and loops stay in the process that made them
 
 # %% ../nbs/12_models.ipynb #39c1b9b6
 class ClaudeBackend:
@@ -302,12 +317,10 @@ class ClaudeBackend:
     family = "anthropic"
     def __init__(self, model: str = DEFAULT_CLAUDE, api_key: str | None = None, max_tokens: int = 1024, extra_body: dict | None = None,
                  concurrency: int = 8, timeout: float = 60.0, transport=None, base_url: str | None = None, opts=None, prices: dict = PRICES):
-        import anthropic
-        key = _key(api_key, "ANTHROPIC_API_KEY")
+        _key(api_key, "ANTHROPIC_API_KEY")   # fail now, not at the first call, when there is no key
         self.model, self.max_tokens, self.extra_body, self.prices = model, max_tokens, dict(extra_body or {}), prices
         self.opts = opts or RolloutOptions()
-        mk = lambda: anthropic.AsyncAnthropic(api_key=key, max_retries=0, timeout=timeout, base_url=base_url,
-                                               http_client=anthropic.DefaultAsyncHttpxClient(transport=transport) if transport else None)
+        mk = _SDKClient("anthropic", "AsyncAnthropic", "ANTHROPIC_API_KEY", api_key, transport=transport, timeout=timeout, base_url=base_url)
         self._clients = _PerLoop(mk, concurrency)
         self.sampling = {"model": model, "max_tokens": max_tokens, **self.extra_body}   # exactly what each request sends
 
@@ -419,12 +432,11 @@ class OpenAIBackend:
     "Chat completions on an OpenAI-compatible endpoint, with whilelab's retries and a concurrency limit."
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, temperature: float = 1.0, max_tokens: int = 1024,
                  concurrency: int = 8, timeout: float = 60.0, transport=None, family: str = "openai-compatible", opts=None, prices: dict = PRICES):
-        import openai
-        key = _key(api_key, "OPENAI_API_KEY", required=base_url is None) or "EMPTY"
+        _key(api_key, "OPENAI_API_KEY", required=base_url is None)
         self.model, self.temperature, self.max_tokens, self.family, self.prices = model, temperature, max_tokens, family, prices
         self.opts = opts or RolloutOptions()
-        mk = lambda: openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=timeout,
-                                         http_client=openai.DefaultAsyncHttpxClient(transport=transport) if transport else None)
+        mk = _SDKClient("openai", "AsyncOpenAI", "OPENAI_API_KEY", api_key, required=base_url is None, transport=transport,
+                        timeout=timeout, base_url=base_url)
         self._clients = _PerLoop(mk, concurrency)
         self.sampling = {"model": model, "temperature": temperature, "max_tokens": max_tokens, "base_url": base_url or "api.openai.com"}
 

@@ -14,7 +14,8 @@ from .world import Sandbox, Schema, _synth
 # %% auto #0
 __all__ = ['STOP_FAULTS', 'as_user', 'Situation', 'situation_from_cell', 'user_msg', 'assistant_msg', 'tool_msg', 'to_anthropic',
            'Ctx', 'as_agent', 'TransientError', 'is_transient', 'retry_after', 'with_retries', 'row_key', 'RowStore',
-           'read_rows', 'signature', 'play', 'arun', 'rollouts', 'strip_timings', 'delivered_cell']
+           'iter_rows', 'read_rows', 'signature', 'play', 'play_all', 'LocalExecutor', 'StoredRows', 'arun', 'rollouts',
+           'strip_timings', 'delivered_cell']
 
 # %% ../nbs/05_rollout.ipynb #9ccf7a34
 @dataclass
@@ -129,6 +130,7 @@ _RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 def is_transient(e: BaseException) -> bool:
     "Whether `e` is a passing backend failure worth a retry."
     if isinstance(e, (TransientError, TimeoutError, asyncio.TimeoutError, ConnectionError)): return True
+    if isinstance(e, json.JSONDecodeError): return True     # a body cut off in transit (an SDK parsing a truncated reply raises this)
     status = getattr(e, "status_code", None) or getattr(getattr(e, "response", None), "status_code", None)
     if status in _RETRY_STATUS: return True
     return type(e).__name__ in ("APIConnectionError", "APITimeoutError", "RateLimitError", "InternalServerError",
@@ -152,7 +154,7 @@ async def with_retries(fn, key, opts: RolloutOptions, sleep=asyncio.sleep):
             wait = min(opts.backoff_cap_s, opts.backoff_base_s * 2 ** attempt) * (0.5 + 0.5 * rng_for(0, "backoff", key, attempt).random())
             await sleep(max(wait, retry_after(e) or 0.0))
 
-# %% ../nbs/05_rollout.ipynb #0af9191f
+# %% ../nbs/05_rollout.ipynb #ad4afa4e
 def row_key(row: dict) -> tuple: return (row["situation_id"], row["phrasing"], row["sample"])
 
 class RowStore:
@@ -165,28 +167,34 @@ class RowStore:
         self._f = open(self.path, "a", encoding="utf-8")
 
     def _repair(self) -> int:
-        "Cut a torn last line; load the keys already stored. Returns bytes cut."
+        "Cut a torn last line; load the keys already stored, a line at a time. Returns bytes cut."
         if not self.path.exists(): return 0
-        data = self.path.read_bytes()
-        keep = data[: data.rfind(b"\n") + 1]
-        for line in keep.splitlines():
-            row = json.loads(line)
-            if self.run_id and row.get("run_id") != self.run_id:
-                raise ValueError(f"{self.path} holds rows of run {row.get('run_id')!r}, not {self.run_id!r}. "
-                                 "Fix: use another output folder, or delete the file to start over")
-            self._keys.add(row_key(row))
-        if len(keep) < len(data):
-            with open(self.path, "r+b") as f: f.truncate(len(keep))
-        return len(data) - len(keep)
+        good = 0
+        with open(self.path, "rb") as f:
+            for n, line in enumerate(f, 1):
+                if not line.endswith(b"\n"): break          # torn by a kill: only ever the last line
+                try: row = json.loads(line)
+                except ValueError: raise ValueError(f"line {n} of {self.path} is not valid JSON (the store was edited or the disk is damaged). "
+                                                    "Fix: delete that line; its rollout is played again on resume") from None
+                if self.run_id and row.get("run_id") != self.run_id:
+                    raise ValueError(f"{self.path} holds rows of run {row.get('run_id')!r}, not {self.run_id!r}. "
+                                     "Fix: use another output folder, or delete the file to start over")
+                self._keys.add(row_key(row)); good += len(line)
+        size = self.path.stat().st_size
+        if good < size:
+            with open(self.path, "r+b") as f: f.truncate(good)
+        return size - good
 
     def __contains__(self, key): return key in self._keys
     def __len__(self): return len(self._keys)
 
-    def add(self, row: dict):
+    def add(self, row: dict) -> bool:
+        "Buffer `row` for writing; `False` (and nothing written) if its key is already stored."
         k = row_key(row)
-        if k in self._keys: return
+        if k in self._keys: return False
         self._keys.add(k); self._buf.append(canonical_json(row) + "\n")
         if len(self._buf) >= self.opts.flush_rows or time.monotonic() - self._last > self.opts.flush_seconds: self.flush()
+        return True
 
     def flush(self):
         if self._buf: self._f.write("".join(self._buf)); self._f.flush(); self._buf = []
@@ -195,13 +203,15 @@ class RowStore:
     def close(self): self.flush(); self._f.close()
     def rows(self) -> list[dict]: return read_rows(self.path)
 
-def read_rows(path) -> list[dict]:
-    "Rows of a JSONL store, sorted by (situation, phrasing, sample); a torn last line is ignored."
-    rows = []
+def iter_rows(path):
+    "Rows of a JSONL store one at a time, in file order, without holding them; a torn last line is skipped."
     with open(path, encoding="utf-8") as f:
         for line in f:
-            if line.endswith("\n"): rows.append(json.loads(line))
-    return sorted(rows, key=row_key)
+            if line.endswith("\n"): yield json.loads(line)
+
+def read_rows(path) -> list[dict]:
+    "Rows of a JSONL store, sorted by (situation, phrasing, sample); a torn last line is ignored."
+    return sorted(iter_rows(path), key=row_key)
 
 # %% ../nbs/05_rollout.ipynb #8143adeb
 def signature(calls: list[dict], faults: list[dict], outcome: str) -> str:
@@ -257,46 +267,83 @@ async def play(ctx: Ctx, agent, user, opts: RolloutOptions, run_id: str) -> dict
             "usage": meta["usage"], "timings": {"seconds": round(time.perf_counter() - t0, 6)}, "error": error, "flaw": flaw,
             "rules": [], "judge": None, "reward": None}
 
-# %% ../nbs/05_rollout.ipynb #f054c247
+# %% ../nbs/05_rollout.ipynb #100bc34a
+async def play_all(jobs, spec: AgentSpec, agent, user, seed: int, opts: RolloutOptions, run_id: str):
+    "Rows of `jobs` ((situation, phrasing, sample) triples) as they finish, at most `opts.concurrency` in flight."
+    schema, it, q, done = Schema(spec.tools), iter(jobs), asyncio.Queue(), object()
+    async def worker():
+        try:
+            for s, p, k in it:
+                q.put_nowait(await play(Ctx(s, p, k, seed, spec, schema), agent, user, opts, run_id))
+                await asyncio.sleep(0)   # yield: stand-ins never suspend, and Ctrl-C and the other workers need the loop
+        except Exception as e: q.put_nowait(e)   # `play` turns backend failures into rows: this is a bug, so it surfaces
+        finally: q.put_nowait(done)
+    n = min(opts.concurrency, max(1, len(jobs)))
+    tasks = [asyncio.ensure_future(worker()) for _ in range(n)]
+    try:
+        while n:
+            item = await q.get()
+            if item is done: n -= 1
+            elif isinstance(item, Exception): raise item
+            else: yield item
+    finally:
+        for t in tasks: t.cancel()
+
+class LocalExecutor:
+    "Plays rollouts in this process, on its event loop."
+    name = "local"
+    def stream(self, jobs, spec, agent, user, seed, opts, run_id):
+        "Rows of `jobs` as they finish."
+        return play_all(jobs, spec, agent, user, seed, opts, run_id)
+
+# %% ../nbs/05_rollout.ipynb #98b44e68
+class StoredRows:
+    "The rows of some situations in a JSONL store, read from disk each time they are iterated."
+    def __init__(self, path, situation_ids, n: int): self.path, self.ids, self.n = Path(path), frozenset(situation_ids), n
+    def __len__(self): return self.n
+    def __iter__(self): return (r for r in iter_rows(self.path) if r["situation_id"] in self.ids)
+    def sorted(self) -> list[dict]: return sorted(self, key=row_key)
+    def __repr__(self): return f"StoredRows({self.n} rows in {self.path})"
+
+# %% ../nbs/05_rollout.ipynb #7f2fc6c5
 async def arun(situations, spec: AgentSpec, agent, user, n_phrasings: int = 1, k_samples: int = 1, seed: int = 0,
                store: RowStore | str | Path | None = None, opts: RolloutOptions | None = None, run_id: str = "run",
-               progress: bool = True) -> list[dict]:
+               progress: bool = True,
+               executor=None,         # where rollouts are played: `LocalExecutor()` (default) or `scale.RayExecutor(...)`
+               keep: bool = True      # hold the rows and return them sorted; `False` streams them to `store` only
+              ) -> list[dict] | StoredRows:
     "Play `situations` x `n_phrasings` x `k_samples`; rows stream to `store` and come back sorted by key."
     opts = opts or RolloutOptions()
     for name, v in (("n_phrasings", n_phrasings), ("k_samples", k_samples), ("concurrency", opts.concurrency)):
         if not isinstance(v, int) or v < 1: raise ValueError(f"{name} must be a positive integer, got {v!r}. Fix: e.g. {name}=1")
-    agent, user = as_agent(agent), as_user(user)
+    if not keep and store is None: raise ValueError("keep=False needs a store to stream the rows to. Fix: pass store='rows.jsonl'")
+    agent, user, executor = as_agent(agent), as_user(user), executor or LocalExecutor()
     own = not isinstance(store, RowStore)
     st = store if not own else (RowStore(store, run_id, opts) if store is not None else None)
-    rows, schema = [], Schema(spec.tools)
     wanted = [(s, p, k) for s in situations for p in range(n_phrasings) for k in range(k_samples)]
     todo = [w for w in wanted if st is None or (w[0].id, w[1], w[2]) not in st]
     resumed = len(todo) < len(wanted)      # some requested rows were stored before this call
-    bar = None
+    rows, seen, bar = [], set(), None
     if progress:
         from tqdm.auto import tqdm
-        bar = tqdm(total=len(todo), desc="rollouts", unit="rollout", mininterval=0.5)
-    it = iter(todo)
-    async def worker():
-        for s, p, k in it:
-            row = await play(Ctx(s, p, k, seed, spec, schema), agent, user, opts, run_id)
-            if st is not None: st.add(row)
-            rows.append(row)
-            if bar is not None: bar.update(1)
-            await asyncio.sleep(0)   # yield: stand-ins never suspend, and Ctrl-C and the other workers need the loop
+        bar = tqdm(total=len(todo), desc=f"rollouts ({executor.name})", unit="rollout", mininterval=0.5)
     try:
-        await asyncio.gather(*(worker() for _ in range(min(opts.concurrency, max(1, len(todo))))))
+        async for row in executor.stream(todo, spec, agent, user, seed, opts, run_id):
+            new = st.add(row) if st is not None else (row_key(row) not in seen and not seen.add(row_key(row)))
+            if not new: continue       # a retried remote task may send a row twice: it is kept once
+            if keep: rows.append(row)
+            if bar is not None: bar.update(1)
     finally:
         if bar is not None: bar.close()
         if st is not None:
             st.flush()
             if own: st.close()
+    if not keep: return StoredRows(st.path, {s.id for s in situations}, len(wanted))
     if resumed:   # rows from before this call live only in the file: read it (the requested situations' rows)
-        want = {s.id for s in situations}
-        return [r for r in st.rows() if r["situation_id"] in want]
+        return StoredRows(st.path, {s.id for s in situations}, len(wanted)).sorted()
     return sorted(rows, key=row_key)
 
-def rollouts(*args, **kw) -> list[dict]:
+def rollouts(*args, **kw) -> list[dict] | StoredRows:
     "`arun` for synchronous code; works inside a running event loop (Jupyter) too."
     return run_sync(arun(*args, **kw))
 

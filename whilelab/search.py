@@ -63,7 +63,7 @@ class TemplateWriter:
 class Search:
     "The five-arm search over a plan: `step()` plays one batch, `run()` plays to saturation or budget."
     def __init__(self, spec: AgentSpec, agent, user, axes: Axes, plan: xr.Dataset, options: SimOptions,
-                 judge=None, writer=None, store=None, run_id: str = "run", progress: bool = False):
+                 judge=None, writer=None, store=None, run_id: str = "run", progress: bool = False, executor=None):
         from whilelab.grade import RuleJudge
         self.spec, self.agent, self.user, self.axes, self.options = spec, agent, user, axes, options
         so = options.search or SearchOptions()
@@ -72,7 +72,7 @@ class Search:
         self.max_attempts, self.attempts = so.max_attempts, collections.Counter()
         self.judge = judge or RuleJudge(spec)
         self.writer = writer if writer is not None else TemplateWriter(axes, options.seed)
-        self.store, self.run_id, self.progress = store, run_id, progress
+        self.store, self.run_id, self.progress, self.executor = store, run_id, progress, executor
         names = json.loads(plan.attrs["axes"])
         self.plan = plan
         self.cells = [{n: str(plan[n].values[i]) for n in names} for i in range(plan.sizes["cell"])]
@@ -162,7 +162,7 @@ def step(self) -> dict | None:
         if opening: sits[-1].goal["opening"] = opening   # the writer's words become the person's first message
     ids = {s.id for s in sits}
     new = [r for r in rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings, self.options.k_samples, self.options.seed,
-                               store=self.store, opts=self.options.rollout, run_id=self.run_id, progress=self.progress) if r["situation_id"] in ids]
+                               store=self.store, opts=self.options.rollout, run_id=self.run_id, progress=self.progress, executor=self.executor) if r["situation_id"] in ids]
     new = grade(new, self.spec, self.judge)
     arm_of = {s.id: s.arm for s in sits}
     per_arm = collections.defaultdict(list)

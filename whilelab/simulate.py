@@ -78,7 +78,8 @@ def simulate(agent=None,                      # the agent under test (default: t
              judge=None,                      # grades rows during the search (default: `RuleJudge`)
              writer=None,                     # drafts situations for the writer arms (default: `TemplateWriter`)
              out=None,                        # run folder: rows stream there and a second call resumes
-             progress: bool = True            # show a progress bar
+             progress: bool = True,           # show a progress bar
+             executor=None                    # where rollouts play: in this process (default) or `scale.RayExecutor()`
             ) -> Simulation:
     "Axes -> covering plan -> five-arm search (or the plan once) -> graded rollouts. Defaults: the example agent, offline stand-ins."
     opts = options or SimOptions()
@@ -100,7 +101,7 @@ def simulate(agent=None,                      # the agent under test (default: t
     try:
         if opts.search is not None:
             from whilelab.search import Search
-            s = Search(spec, agent, user, axes, plan, opts, judge=judge, writer=writer, store=store, run_id=run_id, progress=progress)
+            s = Search(spec, agent, user, axes, plan, opts, judge=judge, writer=writer, store=store, run_id=run_id, progress=progress, executor=executor)
             s.run()
             rows, situations, history, stopped = sorted(s.rows, key=row_key), s.situations, s.history_dataset(), s.stopped
         else:
@@ -108,7 +109,7 @@ def simulate(agent=None,                      # the agent under test (default: t
             cells = [{n: str(plan[n].values[i]) for n in names} for i in range(plan.sizes["cell"])]
             situations = [situation_from_cell(c, spec, seed=opts.seed) for c in cells]
             rows = rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples, seed=opts.seed,
-                            store=store, opts=opts.rollout, run_id=run_id, progress=progress)
+                            store=store, opts=opts.rollout, run_id=run_id, progress=progress, executor=executor)
             history, stopped = None, "plan played"
     finally:
         if store is not None: store.close()

@@ -57,7 +57,7 @@ class Schema:
         kind = t.effect
         if kind == "read" and not id_param and self.owner and not entity and any(w in words for w in ("find", "lookup", "search", "identify")):
             entity = self.owner      # find_customer(email), find_user_id_by_name_zip(...)
-        if kind == "read" and entity == self.owner and not id_param: kind = "lookup"
+        if kind == "read" and self.owner and entity == self.owner and not id_param: kind = "lookup"   # (a world with no owner has no lookups)
         child = next((_singular(w) for w in words if _singular(w) in self.entities and _singular(w) != entity), None)
         needs = next((s for s in self.o.statuses if s in words), None)
         if needs is None and entity:
