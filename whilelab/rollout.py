@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_rollout.ipynb #c5858f5e
 from __future__ import annotations
-import asyncio, inspect, json, time
+import asyncio, inspect, json, time, typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, derive_seed, rng_for, redact, run_sync
@@ -13,9 +13,9 @@ from .world import Sandbox, Schema, _synth
 
 # %% auto #0
 __all__ = ['STOP_FAULTS', 'as_user', 'Situation', 'situation_from_cell', 'user_msg', 'assistant_msg', 'tool_msg', 'to_anthropic',
-           'Ctx', 'as_agent', 'TransientError', 'is_transient', 'retry_after', 'with_retries', 'row_key', 'RowStore',
-           'iter_rows', 'read_rows', 'signature', 'play', 'play_all', 'LocalExecutor', 'StoredRows', 'arun', 'rollouts',
-           'strip_timings', 'delivered_cell']
+           'Ctx', 'as_agent', 'TransientError', 'is_transient', 'retry_after', 'with_retries', 'row_key', 'Encoded',
+           'RowStore', 'iter_rows', 'read_rows', 'signature', 'play', 'play_all', 'LocalExecutor', 'StoredRows', 'arun',
+           'rollouts', 'strip_timings', 'delivered_cell']
 
 # %% ../nbs/05_rollout.ipynb #9ccf7a34
 @dataclass
@@ -157,6 +157,14 @@ async def with_retries(fn, key, opts: RolloutOptions, sleep=asyncio.sleep):
 # %% ../nbs/05_rollout.ipynb #ad4afa4e
 def row_key(row: dict) -> tuple: return (row["situation_id"], row["phrasing"], row["sample"])
 
+class Encoded(typing.NamedTuple):
+    "A row already in its stored form, its key beside it: what a remote executor sends (cheap to ship, nothing left to encode)."
+    key: tuple
+    line: str
+    @classmethod
+    def of(cls, row: dict) -> "Encoded": return cls(row_key(row), canonical_json(row))
+    def row(self) -> dict: return json.loads(self.line)
+
 class RowStore:
     "Append-only JSONL store of rows with crash-safe resume."
     def __init__(self, path, run_id: str | None = None, opts: RolloutOptions = RolloutOptions()):
@@ -188,11 +196,11 @@ class RowStore:
     def __contains__(self, key): return key in self._keys
     def __len__(self): return len(self._keys)
 
-    def add(self, row: dict) -> bool:
+    def add(self, row: dict | Encoded) -> bool:
         "Buffer `row` for writing; `False` (and nothing written) if its key is already stored."
-        k = row_key(row)
+        k = row.key if isinstance(row, Encoded) else row_key(row)
         if k in self._keys: return False
-        self._keys.add(k); self._buf.append(canonical_json(row) + "\n")
+        self._keys.add(k); self._buf.append((row.line if isinstance(row, Encoded) else canonical_json(row)) + "\n")
         if len(self._buf) >= self.opts.flush_rows or time.monotonic() - self._last > self.opts.flush_seconds: self.flush()
         return True
 
@@ -329,9 +337,10 @@ async def arun(situations, spec: AgentSpec, agent, user, n_phrasings: int = 1, k
         bar = tqdm(total=len(todo), desc=f"rollouts ({executor.name})", unit="rollout", mininterval=0.5)
     try:
         async for row in executor.stream(todo, spec, agent, user, seed, opts, run_id):
-            new = st.add(row) if st is not None else (row_key(row) not in seen and not seen.add(row_key(row)))
+            key = row.key if isinstance(row, Encoded) else row_key(row)
+            new = st.add(row) if st is not None else (key not in seen and not seen.add(key))
             if not new: continue       # a retried remote task may send a row twice: it is kept once
-            if keep: rows.append(row)
+            if keep: rows.append(row.row() if isinstance(row, Encoded) else row)
             if bar is not None: bar.update(1)
     finally:
         if bar is not None: bar.close()

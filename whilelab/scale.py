@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio, itertools, os, queue, threading, time
 from dataclasses import dataclass
 from .defaults import named, _d
-from .rollout import play_all
+from .rollout import play_all, Encoded
 
 # %% auto #0
 __all__ = ['RayOptions', 'shard', 'play_shard', 'RayExecutor']
@@ -17,7 +17,7 @@ __all__ = ['RayOptions', 'shard', 'play_shard', 'RayExecutor']
 @dataclass(frozen=True)
 class RayOptions:
     "How rollouts are split into Ray tasks and how their rows come back."
-    shards_per_cpu: int = _d(4, "a few shards per CPU: when one shard runs long the others keep the cluster busy, while Ray's per-task cost (milliseconds) stays small next to a shard's play time")
+    shards_per_slot: int = _d(4, "a few shards per task slot (cluster CPUs / cpus_per_shard): when one shard runs long the others keep the cluster busy, while Ray's per-task cost (milliseconds) stays small next to a shard's play time")
     batch_rows: int = _d(64, "rows per object a task sends back: one object-store round trip per 64 rows; a slower task still sends what it has every flush_seconds")
     cpus_per_shard: float = _d(1.0, "CPU a shard task reserves: an offline stand-in keeps a core busy; for a hosted backend that mostly waits, 0.25 packs four shards per core")
     task_retries: int = _d(3, "times Ray re-runs a shard whose worker died (Ray's own default); the store drops the rows it sends twice")
@@ -35,11 +35,11 @@ def shard(jobs, n: int) -> list[list]:
 
 # %% ../nbs/09_scale.ipynb #33590019
 def play_shard(jobs, spec, agent, user, seed: int, opts, run_id: str, batch_rows: int = RayOptions().batch_rows):
-    "Play `jobs` with `play_all` and yield their rows in batches: the body of one Ray task."
+    "Play `jobs` with `play_all` and yield their rows, `Encoded`, in batches: the body of one Ray task."
     q, end = queue.Queue(), object()
     async def drain():
         try:
-            async for row in play_all(jobs, spec, agent, user, seed, opts, run_id): q.put(row)
+            async for row in play_all(jobs, spec, agent, user, seed, opts, run_id): q.put(Encoded.of(row))
         except BaseException as e: q.put(e)
         finally: q.put(end)
     threading.Thread(target=asyncio.run, args=(drain(),), daemon=True, name="whilelab-shard").start()
@@ -68,6 +68,9 @@ class RayExecutor:
                  options: RayOptions | None = None,
                  **init_kw):                            # anything else for `ray.init` (runtime_env=..., namespace=...)
         self.address, self.num_cpus, self.options, self.init_kw = address, num_cpus, options or RayOptions(), init_kw
+        o = self.options
+        for name, v in (("cpus_per_shard", o.cpus_per_shard), ("shards_per_slot", o.shards_per_slot), ("batch_rows", o.batch_rows)):
+            if not v > 0: raise ValueError(f"RayOptions.{name} must be positive, got {v!r}. Fix: e.g. RayOptions({name}={getattr(RayOptions(), name)!r})")
         self._task = None
 
     def connect(self):
@@ -84,8 +87,8 @@ class RayExecutor:
         return max(1, int(self.connect().cluster_resources().get("CPU", 1)))
 
     def shards(self, jobs) -> list[list]:
-        "`jobs` in `shards_per_cpu` shards per cluster CPU."
-        return shard(jobs, max(1, int(self.cpus() * self.options.shards_per_cpu / max(self.options.cpus_per_shard, 1))))
+        "`jobs` in `shards_per_slot` shards per task slot (cluster CPUs / `cpus_per_shard`)."
+        return shard(jobs, max(1, int(self.cpus() / self.options.cpus_per_shard)) * self.options.shards_per_slot)
 
 # %% ../nbs/09_scale.ipynb #5ab3c459
 async def _stream(self, jobs, spec, agent, user, seed, opts, run_id):
