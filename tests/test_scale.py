@@ -87,3 +87,15 @@ def test_a_dead_ray_worker_is_retried_and_no_row_is_lost_or_doubled(ray_local, r
     keys = [(r["situation_id"], r["phrasing"], r["sample"]) for r in map(json.loads, path.read_text().splitlines())]
     assert len(keys) == len(set(keys)) == len(reference)
     assert lines(rows) == reference
+
+def test_whilelab_run_with_ray_writes_the_in_process_rows(ray_local, tmp_path, monkeypatch):
+    from whilelab.cli import main
+    from whilelab.core import shared_data
+    data = shared_data("tau_bench_domains.json", __file__)
+    if data is None: pytest.skip("../shared/data not found")
+    d = json.loads(data.read_text())["airline"]
+    (tmp_path / "tools.json").write_text(json.dumps(d["tools"])); (tmp_path / "policy.md").write_text(d["policy"])
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "--tools", "tools.json", "--policy", "policy.md", "--k-samples", "1", "--n-phrasings", "1"]
+    assert main(args + ["--out", "ray", "--ray"]) == 0 and main(args + ["--out", "local"]) == 0
+    assert lines(read_rows(tmp_path / "ray" / "rows.jsonl")) == lines(read_rows(tmp_path / "local" / "rows.jsonl"))

@@ -48,11 +48,15 @@ def _read_agent(tools_file, policy_file) -> AgentSpec:
     try: return AgentSpec(Path(tools_file).stem, tools, Path(policy_file).read_text())
     except SchemaError as e: raise ValueError(f"{tools_file}: {e}") from None
 
-def run(tools_file, policy_file, out="run", options: SimOptions | None = None, quiet: bool = False):
-    "Your agent's tools and policy through the offline stand-ins into run folder `out`."
+def run(tools_file, policy_file, out="run", options: SimOptions | None = None, quiet: bool = False, ray: str | None = None):
+    "Your agent's tools and policy through the offline stand-ins into run folder `out`; `ray`: a cluster address, or 'local'."
     spec = _read_agent(tools_file, policy_file)
+    executor = None
+    if ray is not None:
+        from whilelab.scale import RayExecutor
+        executor = RayExecutor(None if ray == "local" else ray)
     t = time.perf_counter()
-    sim = simulate(None, spec.tools, spec.policy, options or SimOptions(), out=out, progress=not quiet)
+    sim = simulate(None, spec.tools, spec.policy, options or SimOptions(), out=out, progress=not quiet, executor=executor)
     sim.spec.name = spec.name
     if not quiet: _print_run(sim, out, time.perf_counter() - t)
     return sim
@@ -69,6 +73,8 @@ def main(argv=None) -> int:
     r.add_argument("--tools", required=True, help="JSON file: a list of tool dicts (Anthropic, OpenAI, BFCL or MCP)")
     r.add_argument("--policy", required=True, help="text file: the agent's policy")
     r.add_argument("--out", default="run", help="run folder (default: run)")
+    r.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="play the rollouts on Ray: 'auto', 'ray://head:10001', or no value for a local instance (needs whilelab[ray])")
     for name, f in SimOptions.__dataclass_fields__.items():
         if f.type in ("int", int): r.add_argument(f"--{name.replace('_', '-')}", type=int, default=f.default, help=f"{f.metadata['why']} (default: {f.default})")
     sub.add_parser("schema", help="print the JSON Schema of a rollout row")
@@ -77,9 +83,9 @@ def main(argv=None) -> int:
         if a.cmd == "demo": demo(a.out, a.seed)
         elif a.cmd == "run":
             opts = SimOptions(**{n: getattr(a, n) for n, f in SimOptions.__dataclass_fields__.items() if f.type in ("int", int)})
-            run(a.tools, a.policy, a.out, opts)
+            run(a.tools, a.policy, a.out, opts, ray=a.ray)
         elif a.cmd == "schema": print(json.dumps(ROW_SCHEMA, indent=2))
-    except (ValueError, FileNotFoundError, TypeError) as e:
+    except (ValueError, FileNotFoundError, TypeError, ImportError) as e:
         print(f"whilelab: {e}", file=sys.stderr); return 2
     except BrokenPipeError:   # `whilelab demo | head`: the reader left; the files are written
         sys.stderr.close()
