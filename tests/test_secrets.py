@@ -3,7 +3,6 @@ the run folder, exported training sets, log records (the SDKs' and httpx's at DE
 run prints, and the text of exceptions -- even when the server echoes the key back in its error bodies.
 Two keys are tried: one in Anthropic's format and one in a format no pattern knows (a gateway's token)."""
 import asyncio, importlib, json, logging, traceback
-from pathlib import Path
 import pytest
 httpx = importlib.import_module("httpx2") if importlib.util.find_spec("httpx2") else importlib.import_module("httpx")
 from whilelab.core import canonical_json, redact

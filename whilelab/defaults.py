@@ -26,7 +26,7 @@ def named(cls):
 
 # %% auto #0
 __all__ = ['ARMS', 'named', 'WorldOptions', 'RolloutOptions', 'SearchOptions', 'SimOptions', 'GradeOptions', 'TrustOptions',
-           'CutOptions']
+           'CutOptions', 'RayOptions']
 
 # %% ../nbs/04_defaults.ipynb #e3f7b237
 @named
@@ -142,3 +142,14 @@ class CutOptions:
     ngram: int = _d(8, "decontamination n-gram length: long enough that a shared n-gram means copied text")
     decontam_overlap: float = _d(0.8, "drop a row when 80%+ of its 8-grams occur in the eval set: copies score 1.0, other template-made rows at most ~0.66 here (Llama 2 drew its 'dirty' line at 80% too)")
     system_prompt: bool = _d(True, "SFT and DPO conversations start with the agent's policy as the system message, as the agent saw it")
+
+# %% ../nbs/04_defaults.ipynb #97e3233c
+@named
+@dataclass(frozen=True)
+class RayOptions:
+    "How rollouts are split into Ray tasks and how their rows come back."
+    shards_per_slot: int = _d(4, "a few shards per task slot (cluster CPUs / cpus_per_shard): when one shard runs long the others keep the cluster busy, while Ray's per-task cost (milliseconds) stays small next to a shard's play time")
+    batch_rows: int = _d(64, "rows per object a task sends back: one object-store round trip per 64 rows; a slower task still sends what it has every flush_seconds")
+    cpus_per_shard: float = _d(1.0, "CPU a shard task reserves: an offline stand-in keeps a core busy; for a hosted backend that mostly waits, 0.25 packs four shards per core")
+    task_retries: int = _d(3, "times Ray re-runs a shard whose worker died (Ray's own default); the store drops the rows it sends twice")
+    object_store_mb: int = _d(256, "object store of a local instance whilelab starts itself: rows are small and read at once (Ray's default takes 30% of RAM)")

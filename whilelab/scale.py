@@ -5,23 +5,11 @@
 # %% ../nbs/09_scale.ipynb #e2b46491
 from __future__ import annotations
 import asyncio, itertools, os, queue, threading, time
-from dataclasses import dataclass
-from .defaults import named, _d
+from .defaults import RayOptions
 from .rollout import play_all, Encoded
 
 # %% auto #0
-__all__ = ['RayOptions', 'shard', 'play_shard', 'RayExecutor']
-
-# %% ../nbs/09_scale.ipynb #4eb52a50
-@named
-@dataclass(frozen=True)
-class RayOptions:
-    "How rollouts are split into Ray tasks and how their rows come back."
-    shards_per_slot: int = _d(4, "a few shards per task slot (cluster CPUs / cpus_per_shard): when one shard runs long the others keep the cluster busy, while Ray's per-task cost (milliseconds) stays small next to a shard's play time")
-    batch_rows: int = _d(64, "rows per object a task sends back: one object-store round trip per 64 rows; a slower task still sends what it has every flush_seconds")
-    cpus_per_shard: float = _d(1.0, "CPU a shard task reserves: an offline stand-in keeps a core busy; for a hosted backend that mostly waits, 0.25 packs four shards per core")
-    task_retries: int = _d(3, "times Ray re-runs a shard whose worker died (Ray's own default); the store drops the rows it sends twice")
-    object_store_mb: int = _d(256, "object store of a local instance whilelab starts itself: rows are small and read at once (Ray's default takes 30% of RAM)")
+__all__ = ['shard', 'play_shard', 'RayExecutor']
 
 # %% ../nbs/09_scale.ipynb #24acc8cd
 def shard(jobs, n: int) -> list[list]:
