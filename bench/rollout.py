@@ -9,7 +9,7 @@ Python process (so peak memory is that run's own) and prints a table of medians:
 * a stand-in backend that sleeps 200 ms per agent call, at concurrency 64: achieved calls/s,
   target >= 90% of the ideal 64 / 0.2 = 320 calls/s.
 """
-import argparse, json, statistics, subprocess, sys, tempfile
+import argparse, json, statistics, subprocess, sys
 
 CHILD = r"""
 import asyncio, json, resource, sys, tempfile, time
