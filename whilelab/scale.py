@@ -24,23 +24,27 @@ def shard(jobs, n: int) -> list[list]:
 # %% ../nbs/09_scale.ipynb #33590019
 def play_shard(jobs, spec, agent, user, seed: int, opts, run_id: str, batch_rows: int = RayOptions().batch_rows):
     "Play `jobs` with `play_all` and yield their rows, `Encoded`, in batches: the body of one Ray task."
-    q, end = queue.Queue(), object()
+    q, end, stop = queue.Queue(), object(), threading.Event()
     async def drain():
         try:
-            async for row in play_all(jobs, spec, agent, user, seed, opts, run_id): q.put(Encoded.of(row))
+            async for row in play_all(jobs, spec, agent, user, seed, opts, run_id):
+                q.put(Encoded.of(row))
+                if stop.is_set(): break          # the task was cancelled or its consumer left: stop playing
         except BaseException as e: q.put(e)
         finally: q.put(end)
     threading.Thread(target=asyncio.run, args=(drain(),), daemon=True, name="whilelab-shard").start()
     batch, last = [], time.monotonic()
-    while True:
-        try: item = q.get(timeout=opts.flush_seconds)
-        except queue.Empty: item = None
-        if item is end: break
-        if isinstance(item, BaseException): raise item
-        if item is not None: batch.append(item)
-        if batch and (len(batch) >= batch_rows or time.monotonic() - last >= opts.flush_seconds):
-            yield batch; batch, last = [], time.monotonic()
-    if batch: yield batch
+    try:
+        while True:
+            try: item = q.get(timeout=opts.flush_seconds)
+            except queue.Empty: item = None
+            if item is end: break
+            if isinstance(item, BaseException): raise item
+            if item is not None: batch.append(item)
+            if batch and (len(batch) >= batch_rows or time.monotonic() - last >= opts.flush_seconds):
+                yield batch; batch, last = [], time.monotonic()
+        if batch: yield batch
+    finally: stop.set()
 
 # %% ../nbs/09_scale.ipynb #9d812f37
 def _ray():
