@@ -1,7 +1,7 @@
 """Determinism and scale-out: the same seed gives byte-identical rows (timing fields aside) at concurrency 1
 and 64, in process and on a local Ray instance (2 CPUs, started here), and in two fresh Python processes
 with different hash seeds; a Ray worker that dies mid-shard is retried without a lost or doubled row."""
-import json, os, subprocess, sys
+import importlib, json, os, subprocess, sys
 from pathlib import Path
 import pytest
 from whilelab.core import shopfront
@@ -46,12 +46,18 @@ def test_two_fresh_processes_with_different_hash_seeds_give_the_same_bytes(tmp_p
         outs.append(lines(read_rows(path)))
     assert outs[0] == outs[1] == reference
 
+RAY_KEY = "sk-ant-api03-RAYWORKERSkeyNEVERinLOGS0123456789"
+
 @pytest.fixture(scope="module")
 def ray_local():
     ray = pytest.importorskip("ray")
+    old = os.environ.get("ANTHROPIC_API_KEY")
+    os.environ["ANTHROPIC_API_KEY"] = RAY_KEY       # workers inherit the environment Ray starts in: how a cluster gives them a key
     ray.init(num_cpus=2, include_dashboard=False, object_store_memory=128 * 2**20, log_to_driver=False)
     yield ray
     ray.shutdown()
+    if old is None: os.environ.pop("ANTHROPIC_API_KEY", None)
+    else: os.environ["ANTHROPIC_API_KEY"] = old
 
 def test_ray_executor_gives_the_in_process_rows(ray_local, reference, tmp_path):
     from whilelab.scale import RayExecutor
@@ -99,3 +105,31 @@ def test_whilelab_run_with_ray_writes_the_in_process_rows(ray_local, tmp_path, m
     args = ["run", "--tools", "tools.json", "--policy", "policy.md", "--k-samples", "1", "--n-phrasings", "1"]
     assert main(args + ["--out", "ray", "--ray"]) == 0 and main(args + ["--out", "local"]) == 0
     assert lines(read_rows(tmp_path / "ray" / "rows.jsonl")) == lines(read_rows(tmp_path / "local" / "rows.jsonl"))
+
+
+httpx = importlib.import_module("httpx2") if importlib.util.find_spec("httpx2") else importlib.import_module("httpx")
+
+def echoing_api(request):
+    "A Messages API that refuses every third conversation with an error body quoting the caller's credentials."
+    sent = request.headers.get("x-api-key") or request.headers.get("authorization")
+    body = json.loads(request.content)
+    if len(body["messages"][0]["content"]) % 3 == 0:
+        return httpx.Response(400, json={"type": "error", "error": {"type": "invalid_request_error", "message": f"bad request from {sent}"}})
+    return httpx.Response(200, json={"id": "m", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                                     "content": [{"type": "text", "text": "I can help."}], "stop_reason": "end_turn",
+                                     "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 3}})
+
+def test_a_ray_run_with_a_key_leaves_it_in_no_row_task_or_ray_log(ray_local, tmp_path):
+    from ray import cloudpickle
+    from whilelab.models import ClaudeAgent, ClaudeBackend
+    from whilelab.scale import RayExecutor
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    fast = RolloutOptions(backoff_base_s=0.001, backoff_cap_s=0.002, max_retries=1)
+    agent = ClaudeAgent(backend=ClaudeBackend(api_key=RAY_KEY, transport=httpx.MockTransport(echoing_api), opts=fast))
+    assert RAY_KEY.encode() not in cloudpickle.dumps(agent)                 # what a task carries
+    rows = rollouts(SITS, SPEC, agent, TemplateUser(), 1, 1, seed=3, opts=fast, store=tmp_path / "rows.jsonl",
+                    executor=RayExecutor(), progress=False)
+    assert any(not r["error"] for r in rows) and any(r["error"] and "Bearer [redacted]" in r["error"] for r in rows)
+    session = Path(ray_local._private.worker._global_node.get_session_dir_path())
+    files = [p for p in [*session.rglob("*"), tmp_path / "rows.jsonl"] if p.is_file()]
+    assert len(files) > 10 and not [p for p in files if RAY_KEY.encode() in p.read_bytes()]
