@@ -54,3 +54,17 @@ def test_twenty_kills_at_random_moments_lose_and_double_nothing(tmp_path, refere
     keys = [(r["situation_id"], r["phrasing"], r["sample"]) for r in rows]
     assert len(keys) == len(set(keys)) == total                            # none lost, none doubled
     assert [strip_timings(r) for r in read_rows(path)] == reference
+
+def test_a_second_run_on_the_same_store_is_refused_while_the_first_writes(tmp_path, reference):
+    reference, _ = reference
+    path = tmp_path / "rows.jsonl"
+    first = start(path)
+    t = time.time()
+    while count(path) < 50 and first.poll() is None and time.time() - t < 120: time.sleep(0.005)
+    second = start(path)                                   # a notebook and a terminal on one folder, say
+    assert second.wait(120) != 0 and "being written by another run" in second.stderr.read().decode()
+    assert first.wait(300) == 0, first.stderr.read()
+    keys = [(r["situation_id"], r["phrasing"], r["sample"]) for r in map(json.loads, path.read_text().splitlines())]
+    assert len(keys) == len(set(keys)) == len(reference)
+    third = start(path); assert third.wait(300) == 0       # once the first is done, the store opens again (and has nothing to add)
+    assert count(path) == len(reference)

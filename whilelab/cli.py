@@ -9,6 +9,7 @@ from pathlib import Path
 from .core import ROW_SCHEMA, AgentSpec, SchemaError
 from .defaults import SimOptions
 from .simulate import simulate
+from .rollout import StoreBusy
 
 # %% auto #0
 __all__ = ['demo', 'run', 'main']
@@ -85,7 +86,7 @@ def main(argv=None) -> int:
             opts = SimOptions(**{n: getattr(a, n) for n, f in SimOptions.__dataclass_fields__.items() if f.type in ("int", int)})
             run(a.tools, a.policy, a.out, opts, ray=a.ray)
         elif a.cmd == "schema": print(json.dumps(ROW_SCHEMA, indent=2))
-    except (ValueError, FileNotFoundError, TypeError, ImportError) as e:
+    except (ValueError, FileNotFoundError, TypeError, ImportError, StoreBusy) as e:
         print(f"whilelab: {e}", file=sys.stderr); return 2
     except BrokenPipeError:   # `whilelab demo | head`: the reader left; the files are written
         sys.stderr.close()

@@ -14,8 +14,8 @@ from .world import Sandbox, Schema, _synth
 # %% auto #0
 __all__ = ['STOP_FAULTS', 'as_user', 'Situation', 'situation_from_cell', 'user_msg', 'assistant_msg', 'tool_msg', 'to_anthropic',
            'Ctx', 'as_agent', 'TransientError', 'is_transient', 'retry_after', 'with_retries', 'row_key', 'Encoded',
-           'RowStore', 'iter_rows', 'read_rows', 'signature', 'play', 'play_all', 'LocalExecutor', 'StoredRows', 'arun',
-           'rollouts', 'strip_timings', 'delivered_cell']
+           'StoreBusy', 'RowStore', 'iter_rows', 'read_rows', 'signature', 'play', 'play_all', 'LocalExecutor',
+           'StoredRows', 'arun', 'rollouts', 'strip_timings', 'delivered_cell']
 
 # %% ../nbs/05_rollout.ipynb #9ccf7a34
 @dataclass
@@ -165,14 +165,29 @@ class Encoded(typing.NamedTuple):
     def of(cls, row: dict) -> "Encoded": return cls(row_key(row), canonical_json(row))
     def row(self) -> dict: return json.loads(self.line)
 
+class StoreBusy(RuntimeError):
+    "Another process is writing this store."
+
 class RowStore:
-    "Append-only JSONL store of rows with crash-safe resume."
+    "Append-only JSONL store of rows with crash-safe resume; one writer at a time."
     def __init__(self, path, run_id: str | None = None, opts: RolloutOptions = RolloutOptions()):
         self.path, self.run_id, self.opts = Path(path), run_id, opts
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._buf, self._last, self._keys = [], time.monotonic(), set()
-        self.repaired = self._repair()
-        self._f = open(self.path, "a", encoding="utf-8")
+        self._lock()
+        try: self.repaired, self._f = self._repair(), open(self.path, "a", encoding="utf-8")
+        except BaseException: self._lockf.close(); raise      # a refused store is not left locked
+
+    def _lock(self):
+        "Hold an exclusive lock on `<store>.lock` while open: two writers would play and write the same rows. The OS drops it when a process dies."
+        self._lockf = open(self.path.with_name(self.path.name + ".lock"), "a")
+        try: import fcntl
+        except ImportError: return                      # no flock (Windows): one writer is then up to the user
+        try: fcntl.flock(self._lockf, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lockf.close()
+            raise StoreBusy(f"{self.path} is being written by another run. Fix: wait for that run to finish (it resumes from "
+                            "the same store), or give this one another output folder") from None
 
     def _repair(self) -> int:
         "Cut a torn last line; load the keys already stored, a line at a time. Returns bytes cut."
@@ -208,7 +223,9 @@ class RowStore:
         if self._buf: self._f.write("".join(self._buf)); self._f.flush(); self._buf = []
         self._last = time.monotonic()
 
-    def close(self): self.flush(); self._f.close()
+    def close(self):
+        if self._f.closed: return
+        self.flush(); self._f.close(); self._lockf.close()     # closing the lock file releases the lock
     def rows(self) -> list[dict]: return read_rows(self.path)
 
 def iter_rows(path):
