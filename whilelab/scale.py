@@ -85,6 +85,7 @@ class RayExecutor:
 # %% ../nbs/09_scale.ipynb #5ab3c459
 async def _stream(self, jobs, spec, agent, user, seed, opts, run_id):
     "Rows of `jobs` as their batches arrive from the shard tasks."
+    if not jobs: return                  # a resumed run with nothing left to play needs no cluster
     ray = self.connect()
     if self._task is None:
         o = self.options
