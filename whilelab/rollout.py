@@ -14,8 +14,8 @@ from .world import Sandbox, Schema, _synth
 # %% auto #0
 __all__ = ['STOP_FAULTS', 'as_user', 'Situation', 'situation_from_cell', 'user_msg', 'assistant_msg', 'tool_msg', 'to_anthropic',
            'Ctx', 'as_agent', 'TransientError', 'is_transient', 'retry_after', 'with_retries', 'row_key', 'Encoded',
-           'StoreBusy', 'RowStore', 'iter_rows', 'read_rows', 'signature', 'play', 'play_all', 'LocalExecutor',
-           'StoredRows', 'arun', 'rollouts', 'strip_timings', 'delivered_cell']
+           'StoreBusy', 'hold_lock', 'RowStore', 'iter_rows', 'read_rows', 'signature', 'play', 'play_all',
+           'LocalExecutor', 'StoredRows', 'arun', 'rollouts', 'strip_timings', 'delivered_cell']
 
 # %% ../nbs/05_rollout.ipynb #9ccf7a34
 @dataclass
@@ -168,6 +168,18 @@ class Encoded(typing.NamedTuple):
 class StoreBusy(RuntimeError):
     "Another process is writing this store."
 
+def hold_lock(path):
+    "An open file holding the exclusive lock on store `path` (`<store>.lock`); close it to release. The OS drops it when a process dies."
+    f = open(Path(path).with_name(Path(path).name + ".lock"), "a")
+    try: import fcntl
+    except ImportError: return f                     # no flock (Windows): one writer is then up to the user
+    try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        raise StoreBusy(f"{path} is being written by another run. Fix: wait for that run to finish (it resumes from "
+                        "the same store), or give this one another output folder") from None
+    return f
+
 class RowStore:
     "Append-only JSONL store of rows with crash-safe resume; one writer at a time."
     def __init__(self, path, run_id: str | None = None, opts: RolloutOptions = RolloutOptions()):
@@ -178,16 +190,7 @@ class RowStore:
         try: self.repaired, self._f = self._repair(), open(self.path, "a", encoding="utf-8")
         except BaseException: self._lockf.close(); raise      # a refused store is not left locked
 
-    def _lock(self):
-        "Hold an exclusive lock on `<store>.lock` while open: two writers would play and write the same rows. The OS drops it when a process dies."
-        self._lockf = open(self.path.with_name(self.path.name + ".lock"), "a")
-        try: import fcntl
-        except ImportError: return                      # no flock (Windows): one writer is then up to the user
-        try: fcntl.flock(self._lockf, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._lockf.close()
-            raise StoreBusy(f"{self.path} is being written by another run. Fix: wait for that run to finish (it resumes from "
-                            "the same store), or give this one another output folder") from None
+    def _lock(self): self._lockf = hold_lock(self.path)
 
     def _repair(self) -> int:
         "Cut a torn last line; load the keys already stored, a line at a time. Returns bytes cut."

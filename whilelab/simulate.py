@@ -13,7 +13,7 @@ from .core import AgentSpec, stable_hash, canonical_json, shopfront
 from .defaults import SimOptions
 from .axes import Axes, default_axes
 from .cover import covering_array, coverage, plot_coverage
-from .rollout import situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, row_key
+from .rollout import situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key, hold_lock
 from .models import ScriptedAgent, TemplateUser
 
 # %% auto #0
@@ -120,11 +120,12 @@ def simulate(agent=None,                      # the agent under test (default: t
 
 # %% ../nbs/13_simulate.ipynb #187de7b0
 def save(sim: Simulation, out) -> Path:
-    "Write plan.nc, coverage.nc, coverage.png and summary.json into `out` (rows.jsonl is already there when streamed)."
+    "Write the graded rows, plan.nc, coverage.nc, coverage.png and summary.json into `out`."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     rows_path = out / "rows.jsonl"
     if not rows_path.exists():
         rows_path.write_text("".join(canonical_json(r) + "\n" for r in sim.rows), encoding="utf-8")
+    elif any(r.get("reward") is not None for r in sim.rows): _write_graded(rows_path, sim.rows)
     for name, ds in (("plan.nc", sim.plan), ("coverage.nc", sim.coverage), ("history.nc", sim.history)):
         if ds is not None: _write_nc(ds, out / name)
     import matplotlib; matplotlib.use("Agg")
@@ -132,6 +133,16 @@ def save(sim: Simulation, out) -> Path:
     fig = plot_coverage(sim.coverage, f"{sim.spec.name}: delivered", save=out / "coverage.png"); plt.close(fig)
     (out / "summary.json").write_text(json.dumps({**sim.summary(), "options": dataclasses.asdict(sim.options)}, indent=2, sort_keys=True) + "\n")
     return out
+
+def _write_graded(path: Path, rows):
+    "Replace each row of the store at `path` by its graded version in `rows`, in the file's order; atomic, under the store's lock."
+    graded, lock = {row_key(r): r for r in rows}, hold_lock(path)
+    try:
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            for r in iter_rows(path): f.write(canonical_json(graded.get(row_key(r), r)) + "\n")
+        tmp.replace(path)
+    finally: lock.close()
 
 def _write_nc(ds: xr.Dataset, path: Path):
     "Write `ds` to `path` atomically: a reader never sees half a file."
