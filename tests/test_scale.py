@@ -133,3 +133,18 @@ def test_a_ray_run_with_a_key_leaves_it_in_no_row_task_or_ray_log(ray_local, tmp
     session = Path(ray_local._private.worker._global_node.get_session_dir_path())
     files = [p for p in [*session.rglob("*"), tmp_path / "rows.jsonl"] if p.is_file()]
     assert len(files) > 10 and not [p for p in files if RAY_KEY.encode() in p.read_bytes()]
+
+def test_a_row_read_back_from_a_store_gets_the_same_grades():
+    """Stores and Ray ship rows as canonical JSON (keys sorted); a verdict must not depend on the order in which
+    the agent happened to write its arguments."""
+    from whilelab.core import canonical_json
+    from whilelab.grade import RuleCtx, check_conduct
+    from whilelab.rollout import user_msg, assistant_msg
+    args = {"order_id": 7, "amount": "lots", "reason": "x"}                 # two problems; written order != sorted order
+    row = {"messages": [user_msg("refund please"), assistant_msg("", [("c1", "refund_order", args)]),
+                        assistant_msg("", [("c2", "update_shipping_address", {"order_id": "#W9", "address": "#W8"})])],
+           "calls": [{"tool": "refund_order", "status": "invalid"}], "cell": {"tool": "refund_order"}}
+    ctx = RuleCtx(SPEC)
+    back = json.loads(canonical_json(row))
+    assert list(back["messages"][1]["tool_calls"][0]["function"]["arguments"]) != list(args)   # the order really changed
+    assert check_conduct(back, ctx) == check_conduct(row, ctx)

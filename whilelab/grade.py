@@ -67,7 +67,7 @@ def ungrounded_arguments(row, ctx):
     seen = ""
     for m in row["messages"]:
         for c in m.get("tool_calls") or []:
-            for p, v in (c["function"]["arguments"] or {}).items():
+            for p, v in sorted((c["function"]["arguments"] or {}).items()):   # key order must not decide the verdict (stored rows have sorted keys)
                 if not (_id_entity(p) or "email" in p): continue
                 for x in (v if isinstance(v, list) else [v]):
                     if isinstance(x, str) and x not in seen:

@@ -179,7 +179,7 @@ def check_args(tool: Tool, args) -> list[dict]:
     out = []
     for r in tool.required:
         if r not in args: out.append({"field": r, "problem": "missing required argument", "fix": f"ask the person for {r} or look it up, then pass it"})
-    for k, v in args.items():
+    for k, v in sorted(args.items()):     # in name order: a row read back from its store (keys sorted) gets the same verdict
         s = tool.params.get(k)
         if s is None:
             out.append({"field": k, "problem": "unknown argument", "fix": f"use only {sorted(tool.params)}"}); continue
