@@ -148,3 +148,12 @@ def test_a_row_read_back_from_a_store_gets_the_same_grades():
     back = json.loads(canonical_json(row))
     assert list(back["messages"][1]["tool_calls"][0]["function"]["arguments"]) != list(args)   # the order really changed
     assert check_conduct(back, ctx) == check_conduct(row, ctx)
+
+def test_exports_are_the_same_bytes_from_rows_in_memory_or_read_back(tmp_path):
+    from whilelab.core import canonical_json
+    from whilelab.cut import cut_sft, cut_dpo, cut_grpo, export
+    sim = simulate(options=SimOptions(k_samples=2), progress=False)
+    back = [json.loads(canonical_json(r)) for r in sim.rows]
+    for cut in (cut_sft, cut_dpo, cut_grpo):
+        a, b = export(cut(sim.rows, sim.spec), tmp_path / "memory"), export(cut(back, sim.spec), tmp_path / "store")
+        assert all(a[k].read_bytes() == b[k].read_bytes() for k in a), cut.__name__

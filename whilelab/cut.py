@@ -185,9 +185,10 @@ def to_dataset(sel: Selection):
     from datasets import Dataset, Features
     if not sel.rows: raise ValueError(f"the {sel.kind} selection is empty: nothing to export")
     cols = list(sel.rows[0])
+    src = [json.loads(canonical_json(r)) for r in sel.rows]   # nested keys sorted: the same bytes from rows in memory or read from a store
     feats, keys = {}, {}
-    for c in cols: feats[c], keys[c] = _feature_for([r.get(c) for r in sel.rows])
-    rows = [{c: ([{k: m.get(k) for k in keys[c]} for m in r.get(c) or []] if keys[c] else r.get(c)) for c in cols} for r in sel.rows]
+    for c in cols: feats[c], keys[c] = _feature_for([r.get(c) for r in src])
+    rows = [{c: ([{k: m.get(k) for k in keys[c]} for m in r.get(c) or []] if keys[c] else r.get(c)) for c in cols} for r in src]
     return Dataset.from_list(rows, features=Features(feats))
 
 def export(sel: Selection, out, name: str | None = None) -> dict:
