@@ -16,14 +16,14 @@ import asyncio, json, resource, sys, tempfile, time
 from pathlib import Path
 from whilelab.core import shopfront
 from whilelab.axes import agent_axes
-from whilelab.cover import covering_array
+from whilelab.cover import covering_array, plan_cells
 from whilelab.defaults import RolloutOptions
 from whilelab.rollout import situation_from_cell, rollouts, assistant_msg
 from whilelab.models import ScriptedAgent, TemplateUser
 mode, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 spec = shopfront()
 plan = covering_array(agent_axes(spec), seed=0)
-cells = plan.to_dataframe().to_dict("records")
+cells = plan_cells(plan)
 sits = [situation_from_cell(c, spec, seed=0) for c in cells]
 class Slow:
     name, calls = "slow", 0

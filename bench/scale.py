@@ -20,12 +20,12 @@ import json, resource, sys, tempfile, time
 from pathlib import Path
 from whilelab.core import shopfront
 from whilelab.axes import agent_axes
-from whilelab.cover import covering_array
+from whilelab.cover import covering_array, plan_cells
 from whilelab.rollout import situation_from_cell, rollouts
 from whilelab.models import ScriptedAgent, TemplateUser
 n_sit, mode = int(sys.argv[1]), sys.argv[2]
 spec = shopfront()
-cells = covering_array(agent_axes(spec), seed=0).to_dataframe().to_dict("records")
+cells = plan_cells(covering_array(agent_axes(spec), seed=0))
 sits = [situation_from_cell(cells[i % len(cells)], spec, seed=0, variant=str(i // len(cells)) if i >= len(cells) else "") for i in range(n_sit)]
 executor = None
 if mode == "ray":

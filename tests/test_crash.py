@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 from whilelab.core import shopfront
 from whilelab.axes import agent_axes
-from whilelab.cover import covering_array
+from whilelab.cover import covering_array, plan_cells
 from whilelab.defaults import RolloutOptions
 from whilelab.rollout import situation_from_cell, rollouts
 from whilelab.models import ScriptedAgent, TemplateUser
 spec = shopfront()
-sits = [situation_from_cell(c, spec, seed=7) for c in covering_array(agent_axes(spec), seed=0).to_dataframe().to_dict("records")]
+sits = [situation_from_cell(c, spec, seed=7) for c in plan_cells(covering_array(agent_axes(spec), seed=0))]
 rollouts(sits, spec, ScriptedAgent(), TemplateUser(), 4, 24, seed=7, store=Path(sys.argv[1]), keep=False, progress=False,
          opts=RolloutOptions(flush_rows=8, flush_seconds=0.02))   # small flushes: more moments where a kill tears a write
 """

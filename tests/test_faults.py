@@ -8,7 +8,7 @@ import pytest
 httpx = importlib.import_module("httpx2") if importlib.util.find_spec("httpx2") else importlib.import_module("httpx")
 from whilelab.core import shopfront, canonical_json
 from whilelab.axes import agent_axes
-from whilelab.cover import covering_array
+from whilelab.cover import covering_array, plan_cells
 from whilelab.defaults import RolloutOptions
 from whilelab.rollout import situation_from_cell, rollouts
 from whilelab.models import ClaudeAgent, ClaudeBackend, TemplateUser
@@ -19,7 +19,7 @@ RETRY_AFTER = 0.05
 PHRASINGS = 3
 KINDS = ("429", "529", "500", "timeout", "truncated", "malformed")
 SPEC = shopfront()
-SITS = [situation_from_cell(c, SPEC, seed=1) for c in covering_array(agent_axes(SPEC), seed=0).to_dataframe().to_dict("records")]
+SITS = [situation_from_cell(c, SPEC, seed=1) for c in plan_cells(covering_array(agent_axes(SPEC), seed=0))]
 
 def draw(*parts) -> float: return int(hashlib.sha256(repr(parts).encode()).hexdigest()[:8], 16) / 2**32
 

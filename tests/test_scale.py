@@ -6,14 +6,14 @@ from pathlib import Path
 import pytest
 from whilelab.core import shopfront
 from whilelab.axes import agent_axes
-from whilelab.cover import covering_array
+from whilelab.cover import covering_array, plan_cells
 from whilelab.defaults import RolloutOptions, SimOptions
 from whilelab.rollout import situation_from_cell, rollouts, strip_timings, read_rows
 from whilelab.models import ScriptedAgent, TemplateUser
 from whilelab.simulate import simulate
 
 SPEC = shopfront()
-CELLS = covering_array(agent_axes(SPEC), seed=0).to_dataframe().to_dict("records")
+CELLS = plan_cells(covering_array(agent_axes(SPEC), seed=0))
 SITS = [situation_from_cell(c, SPEC, seed=3) for c in CELLS]
 
 def play(**kw): return rollouts(SITS, SPEC, ScriptedAgent(), TemplateUser(), 2, 3, seed=3, progress=False, **kw)
@@ -30,11 +30,11 @@ import sys
 from pathlib import Path
 from whilelab.core import shopfront
 from whilelab.axes import agent_axes
-from whilelab.cover import covering_array
+from whilelab.cover import covering_array, plan_cells
 from whilelab.rollout import situation_from_cell, rollouts
 from whilelab.models import ScriptedAgent, TemplateUser
 spec = shopfront()
-sits = [situation_from_cell(c, spec, seed=3) for c in covering_array(agent_axes(spec), seed=0).to_dataframe().to_dict("records")]
+sits = [situation_from_cell(c, spec, seed=3) for c in plan_cells(covering_array(agent_axes(spec), seed=0))]
 rollouts(sits, spec, ScriptedAgent(), TemplateUser(), 2, 3, seed=3, store=Path(sys.argv[1]), keep=False, progress=False)
 """
 

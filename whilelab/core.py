@@ -442,12 +442,12 @@ _SECRET_RES = [re.compile(p) for p in (
     r"(?i)(x-api-key|api[_-]?key|authorization)([\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9._\-]{12,}",
     r"\bAKIA[0-9A-Z]{16}\b", r"\bgh[pousr]_[A-Za-z0-9]{30,}\b", r"\bhf_[A-Za-z0-9]{30,}\b")]
 
+MIN_SECRET_LEN = 8   # a shorter value is more likely a word than a key, and replacing it would mangle ordinary text
+
 def env_secrets() -> list[str]:
     "Values of environment variables named like secrets (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD`), longest first."
     return sorted({v for k, v in os.environ.items() if re.search(r"(KEY|TOKEN|SECRET|PASSWORD)$", k.upper()) and len(v) >= MIN_SECRET_LEN},
                   key=len, reverse=True)
-
-MIN_SECRET_LEN = 8   # a shorter value is more likely a word than a key, and replacing it would mangle ordinary text
 
 def redact(text) -> str:
     "`text` with API keys, bearer tokens and the values of secret environment variables replaced by `[redacted]`."

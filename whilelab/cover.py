@@ -10,8 +10,8 @@ import xarray as xr
 from .core import derive_seed, canonical_json, content_words
 
 # %% auto #0
-__all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'GAP_MIN_SIMILARITY', 'covering_array', 'plan_missing', 'coverage',
-           'plot_coverage', 'coverage_gap']
+__all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'GAP_MIN_SIMILARITY', 'covering_array', 'plan_missing', 'plan_cells',
+           'coverage', 'plot_coverage', 'coverage_gap']
 
 # %% ../nbs/02_cover.ipynb #2a49356f
 REPAIR_STEPS = 8_000  # repair moves for strength 2: the nine bench configurations reach 1.055x best-known (as with 15,000) in half the time, slowest < 1 s on 2 cores (bench/cover.py)
@@ -402,11 +402,14 @@ def plan_missing(plan: xr.Dataset, strength: int | None = None) -> list[dict]:
     return [{names[j]: values[j][v] for j, v in zip(cols, vals)} for cols, vals in _missing(A, [len(v) for v in values], t, unc)]
 
 # %% ../nbs/02_cover.ipynb #13290b59
+def plan_cells(plan: xr.Dataset) -> list[dict]:
+    "The cells of `plan`, in order, as dicts of axis -> value (what `situation_from_cell` takes)."
+    names = json.loads(plan.attrs["axes"]) if "axes" in plan.attrs else [v for v in plan.data_vars]
+    cols = {n: [str(x) for x in plan[n].values] for n in names}
+    return [{n: cols[n][i] for n in names} for i in range(plan.sizes["cell"])]
+
 def _cells_of(cells) -> list[dict]:
-    if isinstance(cells, xr.Dataset):
-        names = json.loads(cells.attrs["axes"]) if "axes" in cells.attrs else [v for v in cells.data_vars]
-        cols = {n: [str(x) for x in cells[n].values] for n in names}
-        return [{n: cols[n][i] for n in names} for i in range(cells.sizes["cell"])]
+    if isinstance(cells, xr.Dataset): return plan_cells(cells)
     out = []
     for c in cells:
         c = c.get("cell", c) if isinstance(c, dict) else c

@@ -246,7 +246,7 @@ class TemplateUser:
         return None
 
 # %% ../nbs/12_models.ipynb #1833b000
-import asyncio, os
+import asyncio, importlib, os
 from .core import redact
 from .rollout import with_retries, is_transient, to_anthropic
 
@@ -262,6 +262,15 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: dict = P
     "Cost of one call by model-name prefix, or None for a model with no known price."
     p = next((v for k, v in sorted(prices.items(), key=lambda kv: -len(kv[0])) if model.startswith(k)), None)
     return None if p is None else round((input_tokens * p[0] + output_tokens * p[1]) / 1e6, 8)
+
+def _usage(model: str, input_tokens, output_tokens, prices: dict) -> dict:
+    "A row's usage entry for one call: tokens in and out, and their cost (0 for a model with no known price)."
+    i, o = input_tokens or 0, output_tokens or 0
+    return {"input_tokens": i, "output_tokens": o, "cost_usd": cost_usd(model, i, o, prices) or 0.0}
+
+def _text(resp) -> str:
+    "The text blocks of a Messages API reply, joined."
+    return "".join(getattr(b, "text", "") for b in resp.content if getattr(b, "type", "") == "text")
 
 def _gave_up(e, opts) -> BackendError:
     "A transient failure that outlasted the retries, as an error the runner will not retry a second time."
@@ -286,8 +295,6 @@ def _key(api_key, var: str, required: bool = True):
     return k
 
 # %% ../nbs/12_models.ipynb #305d4c5a
-import importlib
-
 class _SDKClient:
     "Builds an async SDK client; pickles without the key (a copy in another process reads it from that process's environment)."
     def __init__(self, sdk: str, cls: str, var: str, api_key=None, required: bool = True, transport=None, **kw):
@@ -336,22 +343,19 @@ class ClaudeBackend:
 
     def usage(self, resp) -> dict:
         u = getattr(resp, "usage", None)
-        i, o = (getattr(u, "input_tokens", 0) or 0), (getattr(u, "output_tokens", 0) or 0)
-        return {"input_tokens": i, "output_tokens": o, "cost_usd": cost_usd(self.model, i, o, self.prices) or 0.0}
+        return _usage(self.model, getattr(u, "input_tokens", 0), getattr(u, "output_tokens", 0), self.prices)
 
     async def text(self, system: str, prompt: str, key=()) -> str:
         "The text of a single-turn reply (for judges and writers)."
-        resp = await self.create(system, [{"role": "user", "content": prompt}], key=key)
-        return "".join(getattr(b, "text", "") for b in resp.content if getattr(b, "type", "") == "text")
+        return _text(await self.create(system, [{"role": "user", "content": prompt}], key=key))
 
 # %% ../nbs/12_models.ipynb #54315b33
 def _claude_turn(resp, backend) -> dict:
     "An Anthropic response as an assistant turn, with usage in `_meta`."
     if not getattr(resp, "content", None) and getattr(resp, "stop_reason", None) is None:
         raise BackendError("the Anthropic API answered with no content and no stop reason")
-    text = "".join(b.text for b in resp.content if b.type == "text")
     calls = [(b.id, b.name, dict(b.input or {})) for b in resp.content if b.type == "tool_use"]
-    msg = assistant_msg(text, calls)
+    msg = assistant_msg(_text(resp), calls)
     msg["_meta"] = {"usage": backend.usage(resp)}
     return msg
 
@@ -392,7 +396,7 @@ class ClaudeUser:
                    for m in messages if m["role"] in ("user", "assistant") and (m.get("content") or "").strip()]
         if not flipped or flipped[0]["role"] != "user": flipped.insert(0, {"role": "user", "content": "(The support chat opens. Write your first message.)"})
         resp = await self.backend.create(person_brief(ctx), flipped, key=ctx.key + ("user", len(messages)))
-        text = "".join(b.text for b in resp.content if b.type == "text").strip()
+        text = _text(resp).strip()
         return None if not text or STOP in text else user_msg(text)
 
 # %% ../nbs/12_models.ipynb #bf300383
@@ -419,12 +423,11 @@ class ClaudeWriter:
 # %% ../nbs/12_models.ipynb #323927a1
 def to_openai(messages, system: str | None = None) -> list[dict]:
     "Messages for chat completions: tool-call arguments as JSON strings, the system prompt first."
-    import json as _json
     out = [{"role": "system", "content": system}] if system else []
     for m in messages:
         m = dict(m)
         if m.get("tool_calls"):
-            m["tool_calls"] = [{**c, "function": {**c["function"], "arguments": _json.dumps(c["function"]["arguments"])}} for c in m["tool_calls"]]
+            m["tool_calls"] = [{**c, "function": {**c["function"], "arguments": json.dumps(c["function"]["arguments"])}} for c in m["tool_calls"]]
         out.append(m)
     return out
 
@@ -455,7 +458,6 @@ class OpenAIAgent:
         self.family, self.sampling = self.backend.family, dict(self.backend.sampling)
 
     async def respond(self, messages, ctx) -> dict:
-        import json as _json
         b = self.backend
         resp = await b.call(lambda c: c.chat.completions.create(model=b.model, messages=to_openai(messages, ctx.spec.policy),
                                                                  tools=[t.to_openai() for t in ctx.spec.tools], logprobs=True,
@@ -464,15 +466,14 @@ class OpenAIAgent:
         ch = resp.choices[0]
         calls = []
         for c in ch.message.tool_calls or []:
-            try: args = _json.loads(c.function.arguments or "{}")
+            try: args = json.loads(c.function.arguments or "{}")
             except ValueError: args = {"_unparsed": c.function.arguments}   # kept, so a grader sees the malformed call
             calls.append((c.id, c.function.name, args))
         msg = assistant_msg(ch.message.content or "", calls)
         lps = [t.logprob for t in (getattr(getattr(ch, "logprobs", None), "content", None) or [])]
         u = getattr(resp, "usage", None)
-        i, o = (getattr(u, "prompt_tokens", 0) or 0), (getattr(u, "completion_tokens", 0) or 0)
         msg["_meta"] = {"token_logprobs": lps, "logprob_sum": float(sum(lps)) if lps else None, "token_count": len(lps) if lps else None,
-                        "usage": {"input_tokens": i, "output_tokens": o, "cost_usd": cost_usd(b.model, i, o, b.prices) or 0.0}}
+                        "usage": _usage(b.model, getattr(u, "prompt_tokens", 0), getattr(u, "completion_tokens", 0), b.prices)}
         return msg
 
 # %% ../nbs/12_models.ipynb #8fbb4907

@@ -14,7 +14,7 @@ from .world import Sandbox, Schema, _synth
 # %% auto #0
 __all__ = ['STOP_FAULTS', 'as_user', 'Situation', 'situation_from_cell', 'user_msg', 'assistant_msg', 'tool_msg', 'to_anthropic',
            'Ctx', 'as_agent', 'TransientError', 'is_transient', 'retry_after', 'with_retries', 'row_key', 'Encoded',
-           'StoreBusy', 'hold_lock', 'RowStore', 'iter_rows', 'read_rows', 'signature', 'play', 'play_all',
+           'StoreBusy', 'hold_lock', 'RowStore', 'iter_rows', 'read_rows', 'signature', 'play', 'merged', 'play_all',
            'LocalExecutor', 'StoredRows', 'arun', 'rollouts', 'strip_timings', 'delivered_cell']
 
 # %% ../nbs/05_rollout.ipynb #9ccf7a34
@@ -186,11 +186,9 @@ class RowStore:
         self.path, self.run_id, self.opts = Path(path), run_id, opts
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._buf, self._last, self._keys = [], time.monotonic(), set()
-        self._lock()
+        self._lockf = hold_lock(self.path)
         try: self.repaired, self._f = self._repair(), open(self.path, "a", encoding="utf-8")
         except BaseException: self._lockf.close(); raise      # a refused store is not left locked
-
-    def _lock(self): self._lockf = hold_lock(self.path)
 
     def _repair(self) -> int:
         "Cut a torn last line; load the keys already stored, a line at a time. Returns bytes cut."
@@ -216,9 +214,9 @@ class RowStore:
 
     def add(self, row: dict | Encoded) -> bool:
         "Buffer `row` for writing; `False` (and nothing written) if its key is already stored."
-        k = row.key if isinstance(row, Encoded) else row_key(row)
-        if k in self._keys: return False
-        self._keys.add(k); self._buf.append((row.line if isinstance(row, Encoded) else canonical_json(row)) + "\n")
+        e = row if isinstance(row, Encoded) else Encoded.of(row)
+        if e.key in self._keys: return False
+        self._keys.add(e.key); self._buf.append(e.line + "\n")
         if len(self._buf) >= self.opts.flush_rows or time.monotonic() - self._last > self.opts.flush_seconds: self.flush()
         return True
 
@@ -296,26 +294,32 @@ async def play(ctx: Ctx, agent, user, opts: RolloutOptions, run_id: str) -> dict
             "rules": [], "judge": None, "reward": None}
 
 # %% ../nbs/05_rollout.ipynb #100bc34a
-async def play_all(jobs, spec: AgentSpec, agent, user, seed: int, opts: RolloutOptions, run_id: str):
-    "Rows of `jobs` ((situation, phrasing, sample) triples) as they finish, at most `opts.concurrency` in flight."
-    schema, it, q, done = Schema(spec.tools), iter(jobs), asyncio.Queue(), object()
-    async def worker():
+async def merged(*streams):
+    "Items of several async iterables, each as it comes; an error in one is raised here, and leaving early cancels them all."
+    q, done = asyncio.Queue(), object()
+    async def drain(s):
         try:
-            for s, p, k in it:
-                q.put_nowait(await play(Ctx(s, p, k, seed, spec, schema), agent, user, opts, run_id))
-                await asyncio.sleep(0)   # yield: stand-ins never suspend, and Ctrl-C and the other workers need the loop
-        except Exception as e: q.put_nowait(e)   # `play` turns backend failures into rows: this is a bug, so it surfaces
+            async for x in s: q.put_nowait(x)
+        except Exception as e: q.put_nowait(e)
         finally: q.put_nowait(done)
-    n = min(opts.concurrency, max(1, len(jobs)))
-    tasks = [asyncio.ensure_future(worker()) for _ in range(n)]
+    tasks, left = [asyncio.ensure_future(drain(s)) for s in streams], len(streams)
     try:
-        while n:
-            item = await q.get()
-            if item is done: n -= 1
-            elif isinstance(item, Exception): raise item
-            else: yield item
+        while left:
+            x = await q.get()
+            if x is done: left -= 1
+            elif isinstance(x, Exception): raise x
+            else: yield x
     finally:
         for t in tasks: t.cancel()
+
+async def play_all(jobs, spec: AgentSpec, agent, user, seed: int, opts: RolloutOptions, run_id: str):
+    "Rows of `jobs` ((situation, phrasing, sample) triples) as they finish, at most `opts.concurrency` in flight."
+    schema, it = Schema(spec.tools), iter(jobs)
+    async def worker():                  # `play` turns backend failures into rows: an exception here is a bug, and surfaces
+        for s, p, k in it:
+            yield await play(Ctx(s, p, k, seed, spec, schema), agent, user, opts, run_id)
+            await asyncio.sleep(0)       # yield: stand-ins never suspend, and Ctrl-C and the other workers need the loop
+    async for row in merged(*(worker() for _ in range(min(opts.concurrency, max(1, len(jobs)))))): yield row
 
 class LocalExecutor:
     "Plays rollouts in this process, on its event loop."
@@ -357,8 +361,8 @@ async def arun(situations, spec: AgentSpec, agent, user, n_phrasings: int = 1, k
         bar = tqdm(total=len(todo), desc=f"rollouts ({executor.name})", unit="rollout", mininterval=0.5)
     try:
         async for row in executor.stream(todo, spec, agent, user, seed, opts, run_id):
-            key = row.key if isinstance(row, Encoded) else row_key(row)
-            new = st.add(row) if st is not None else (key not in seen and not seen.add(key))
+            if st is not None: new = st.add(row)
+            else: key = row.key if isinstance(row, Encoded) else row_key(row); new = key not in seen; seen.add(key)
             if not new: continue       # a retried remote task may send a row twice: it is kept once
             if keep: rows.append(row.row() if isinstance(row, Encoded) else row)
             if bar is not None: bar.update(1)

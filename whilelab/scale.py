@@ -6,7 +6,7 @@
 from __future__ import annotations
 import asyncio, itertools, os, queue, threading, time
 from .defaults import RayOptions
-from .rollout import play_all, Encoded
+from .rollout import play_all, merged, Encoded
 
 # %% auto #0
 __all__ = ['shard', 'play_shard', 'RayExecutor']
@@ -92,23 +92,12 @@ async def _stream(self, jobs, spec, agent, user, seed, opts, run_id):
         self._task = ray.remote(play_shard).options(num_returns="streaming", num_cpus=o.cpus_per_shard, max_retries=o.task_retries)
     shared = [ray.put(x) for x in (spec, agent, user)]          # once, not once per shard
     gens = [self._task.remote(s, *shared, seed, opts, run_id, self.options.batch_rows) for s in self.shards(jobs)]
-    q, end = asyncio.Queue(), object()
-    async def drain(gen):
-        try:
-            async for ref in gen: q.put_nowait(await ref)
-        except BaseException as e: q.put_nowait(e)
-        finally: q.put_nowait(end)
-    drains = [asyncio.ensure_future(drain(g)) for g in gens]
-    left = len(gens)
+    async def batches(gen):
+        async for ref in gen: yield await ref
     try:
-        while left:
-            item = await q.get()
-            if item is end: left -= 1
-            elif isinstance(item, BaseException): raise item
-            else:
-                for row in item: yield row
+        async for batch in merged(*(batches(g) for g in gens)):
+            for row in batch: yield row
     finally:
-        for d in drains: d.cancel()
         for g in gens:
             try: ray.cancel(g)
             except Exception: pass           # finished already

@@ -10,7 +10,7 @@ import xarray as xr
 from .core import AgentSpec, canonical_json, rng_for, run_sync
 from .defaults import SearchOptions, SimOptions, ARMS
 from .axes import Axes
-from .cover import coverage
+from .cover import coverage, plan_cells
 from .rollout import situation_from_cell, rollouts, delivered_cell, row_key
 
 # %% auto #0
@@ -73,9 +73,7 @@ class Search:
         self.judge = judge or RuleJudge(spec)
         self.writer = writer if writer is not None else TemplateWriter(axes, options.seed)
         self.store, self.run_id, self.progress, self.executor = store, run_id, progress, executor
-        names = json.loads(plan.attrs["axes"])
-        self.plan = plan
-        self.cells = [{n: str(plan[n].values[i]) for n in names} for i in range(plan.sizes["cell"])]
+        self.plan, self.cells = plan, plan_cells(plan)
         self.per_situation = options.n_phrasings * options.k_samples
         self.rows, self.situations, self.history = [], [], []
         self.sigs, self.seen_cells, self.deliveries = collections.Counter(), set(), collections.Counter()
@@ -179,7 +177,7 @@ def step(self) -> dict | None:
     self.weights = update_weights(self.weights, yields, self)
     self.rows += new; self.situations += sits
     self.quiet = 0 if fresh_sigs else self.quiet + 1
-    cov = coverage([delivered_cell(r) for r in self.rows], self.axes).attrs["fraction"]
+    cov = coverage([json.loads(c) for c in self.seen_cells], self.axes).attrs["fraction"]   # which pairs, not how often: the distinct cells suffice
     rec = {"batch": self.batch, "rollouts": self.total, "new_signatures": len(fresh_sigs), "signatures": len(self.sigs),
            "coverage": cov, "cells_delivered": sum(self.deliveries[canonical_json(c)] >= self.options.k_samples for c in self.cells) / len(self.cells),
            "undeliverable": len(self.undeliverable()),

@@ -12,7 +12,7 @@ import xarray as xr
 from .core import AgentSpec, stable_hash, canonical_json, shopfront
 from .defaults import SimOptions
 from .axes import Axes, default_axes
-from .cover import covering_array, coverage, plot_coverage
+from .cover import covering_array, coverage, plot_coverage, plan_cells
 from .rollout import situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key, hold_lock
 from .models import ScriptedAgent, TemplateUser
 
@@ -105,9 +105,7 @@ def simulate(agent=None,                      # the agent under test (default: t
             s.run()
             rows, situations, history, stopped = sorted(s.rows, key=row_key), s.situations, s.history_dataset(), s.stopped
         else:
-            names = json.loads(plan.attrs["axes"])
-            cells = [{n: str(plan[n].values[i]) for n in names} for i in range(plan.sizes["cell"])]
-            situations = [situation_from_cell(c, spec, seed=opts.seed) for c in cells]
+            situations = [situation_from_cell(c, spec, seed=opts.seed) for c in plan_cells(plan)]
             rows = rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples, seed=opts.seed,
                             store=store, opts=opts.rollout, run_id=run_id, progress=progress, executor=executor)
             history, stopped = None, "plan played"
