@@ -2,7 +2,8 @@
 MockTransport that speaks the real wire formats (Messages API tool_use / tool_result blocks; chat
 completions with tool_calls and logprobs; completions with echo), including error statuses,
 timeouts and malformed bodies. A live smoke test runs only when ANTHROPIC_API_KEY is set."""
-import importlib, json, os, time
+import asyncio, importlib, json, os, re, time
+import numpy as np
 import pytest
 # The transport must come from the httpx family the SDKs are built on (httpx2 for current anthropic/openai releases).
 httpx = importlib.import_module("httpx2") if importlib.util.find_spec("httpx2") else importlib.import_module("httpx")
@@ -10,7 +11,7 @@ from whilelab.core import shopfront, canonical_json
 from whilelab.defaults import RolloutOptions, SimOptions
 from whilelab.rollout import situation_from_cell, rollouts
 from whilelab.models import (ClaudeAgent, ClaudeBackend, ClaudeUser, ClaudeWriter, OpenAIAgent, OpenAIBackend, ReferenceScorer,
-                             BackendError, TemplateUser, claude_judge, kl_estimate, STOP)
+                             BackendError, NotAligned, TemplateUser, claude_judge, kl_estimate, STOP)
 from whilelab.grade import judge_all
 
 KEY = "sk-ant-api03-TESTKEYthatmustneverleak0123456789"
@@ -112,12 +113,13 @@ def test_claude_user_judge_and_writer():
     d = asyncio.run(ClaudeWriter(agent_axes(SPEC), backend=b).draft(CELL, "k"))
     assert d["opening"] == "Hello, my order is late." and d["cell"] == CELL
 
-def chat(content, tool_calls=None, logprobs=(-0.1, -0.2, -0.3)):
+def chat(content, tool_calls=None, logprobs=(-0.1, -0.2, -0.3), tokens=None):
     msg = {"role": "assistant", "content": content}
     if tool_calls: msg["tool_calls"] = tool_calls
     return {"id": "c1", "object": "chat.completion", "created": 0, "model": "my-model",
             "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if tool_calls else "stop",
-                         "logprobs": {"content": [{"token": f"t{i}", "logprob": lp, "bytes": None, "top_logprobs": []} for i, lp in enumerate(logprobs)]}}],
+                         "logprobs": {"content": [{"token": tokens[i] if tokens else f"t{i}", "logprob": lp, "bytes": None, "top_logprobs": []}
+                                                     for i, lp in enumerate(logprobs)]}}],
             "usage": {"prompt_tokens": 50, "completion_tokens": len(logprobs), "total_tokens": 50 + len(logprobs)}}
 
 def test_openai_compatible_agent_carries_logprobs_and_handles_bad_arguments():
@@ -136,22 +138,56 @@ def test_openai_compatible_agent_carries_logprobs_and_handles_bad_arguments():
     assert [c["status"] for c in row["calls"]] == ["ok", "invalid"]                  # the malformed call reached the world, which refused it
     assert row["messages"][1]["tool_calls"][1]["function"]["arguments"] == {"_unparsed": "{not json"}
 
-def test_reference_scorer_gives_a_per_row_kl():
+def tokenize(text):
+    "A word-piece tokenizer both mock models share: newlines alone, words with their leading spaces."
+    return re.findall(r"\n|[^\S\n]*[^\s]+|[^\S\n]+", text)
+
+def policy_lp(token): return -0.2 - 0.1 * (len(token) % 5)   # the policy's logprob of a token
+PLANTED_KL = 0.1                                              # the reference gives every token exactly this much less
+
+def policy_server(request):
+    "Chat completions: a tool call first (its tokens are call syntax, not text), then text, each with per-token logprobs."
+    body = json.loads(request.content)
+    if not any(m["role"] == "assistant" for m in body["messages"]):
+        args = json.dumps({"order_id": SITUATION.know["order_id"]})
+        call = [{"id": "call_1", "type": "function", "function": {"name": "get_order", "arguments": args}}]
+        toks = tokenize(f'<tool_call>{{"name": "get_order", "arguments": {args}}}</tool_call>')
+        return httpx.Response(200, json=chat(None, call, [policy_lp(t) for t in toks], toks))
+    text = "It is on its way, and should arrive on Friday."
+    return httpx.Response(200, json=chat(text, None, [policy_lp(t) for t in tokenize(text)], tokenize(text)))
+
+def reference_server(split=tokenize, offsets=True):
+    "Completions with echo: a BOS token that takes no text, the prompt's tokens, one generated token."
     def handler(request):
         body = json.loads(request.content)
         assert request.url.path.endswith("/completions") and body["echo"] is True
-        text = body["prompt"]; toks = [text[i:i + 4] for i in range(0, len(text), 4)] + ["<g>"]
+        prompt = body["prompt"]; toks = split(prompt)
+        offs = [0] + [int(x) for x in np.cumsum([len(t) for t in toks])]
+        lp = {"tokens": ["<s>"] + toks + ["<g>"], "token_logprobs": [None] + [policy_lp(t) - PLANTED_KL for t in toks] + [-1.0],
+              "top_logprobs": None, "text_offset": [0] + offs if offsets else None}
         return httpx.Response(200, json={"id": "x", "object": "text_completion", "created": 0, "model": "ref",
-                                         "choices": [{"index": 0, "text": text + "<g>", "finish_reason": "length",
-                                                      "logprobs": {"tokens": toks, "token_logprobs": [None] + [-0.5] * (len(toks) - 1),
-                                                                   "top_logprobs": None, "text_offset": list(range(0, 4 * len(toks), 4))}}]})
-    row = play(agent(Server()))
-    scorer = ReferenceScorer("ref", backend=OpenAIBackend("ref", base_url="http://vllm.local/v1", transport=httpx.MockTransport(handler), opts=FAST))
-    import asyncio
-    ref = asyncio.run(scorer.score_row(row))
-    assert ref and all(v == -0.5 for v in ref)
-    est = kl_estimate([-0.25] * len(ref), ref)
-    assert abs(est["kl"] - 0.25) < 1e-12 and est["aligned"]
+                                         "choices": [{"index": 0, "text": prompt + "<g>", "finish_reason": "length", "logprobs": lp}]})
+    return handler
+
+def scorer(handler):
+    return ReferenceScorer("ref", backend=OpenAIBackend("ref", base_url="http://vllm.local/v1", transport=httpx.MockTransport(handler), opts=FAST))
+
+def test_reference_kl_is_exact_on_the_policys_own_tokens():
+    """Known answer: every policy token is PLANTED_KL more likely under the policy. The tool-call turn, the BOS echo and the
+    first token of each turn must neither shift nor pad the match."""
+    a = OpenAIAgent("my-model", backend=OpenAIBackend("my-model", base_url="http://vllm.local/v1", transport=httpx.MockTransport(policy_server), opts=FAST))
+    row = play(a)
+    texts = [t for t in row["agent_tokens"] if row["messages"][t["message"]].get("content")]
+    assert row["error"] is None and len(row["agent_tokens"]) > len(texts) >= 1        # a tool-call turn and text turns
+    scored = asyncio.run(scorer(reference_server()).score_row(row))
+    assert scored["skipped_turns"] == len(row["agent_tokens"]) - len(texts)
+    assert scored["tokens"] == sum(len(t["tokens"]) for t in texts)                    # every text token, the first ones included
+    est = kl_estimate(scored["policy"], scored["reference"])
+    assert est["aligned"] and abs(est["kl"] - PLANTED_KL) < 1e-12, est
+    with pytest.raises(NotAligned, match="tokenised it differently"):                  # another tokenizer: refused, not estimated
+        asyncio.run(scorer(reference_server(split=lambda p: [p[i:i + 4] for i in range(0, len(p), 4)])).score_row(row))
+    with pytest.raises(NotAligned, match="do not spell the prompt"):                   # a BOS echo and no offsets to place it
+        asyncio.run(scorer(reference_server(offsets=False)).score_row(row))
 
 @pytest.mark.skipif(not os.environ.get("ANTHROPIC_API_KEY"), reason="live smoke test: set ANTHROPIC_API_KEY to run it")
 def test_live_claude_end_to_end():

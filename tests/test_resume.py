@@ -1,21 +1,39 @@
 """A run killed (SIGKILL) or interrupted (Ctrl-C) part-way resumes with no row lost and none duplicated,
-and gives the same rows, byte for byte apart from timings, as a run that was never stopped."""
+and gives the same rows, byte for byte apart from timings, as a run that was never stopped.
+
+The runs to be stopped cannot finish first, however busy the machine: one rollout waits at a gate (a file
+the test creates only for the resumed run), so the run is certain to be live when the signal comes."""
 import json, signal, subprocess, sys, time
 import pytest
 from whilelab.rollout import read_rows, strip_timings
 
 SCRIPT = """
-import sys
+import asyncio, os, sys
 from whilelab.simulate import simulate
+from whilelab.models import ScriptedAgent
 from whilelab.defaults import SimOptions, RolloutOptions, SearchOptions
-search = SearchOptions() if sys.argv[2] == "search" else None
+out, mode, gate, gate_at = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+
+class Gated(ScriptedAgent):
+    "The scripted agent, except that the gate_at-th rollout to start waits until the gate file exists."
+    started = 0
+    async def respond(self, messages, ctx):
+        if not any(m["role"] == "assistant" for m in messages):
+            Gated.started += 1
+            if Gated.started == gate_at:
+                while not os.path.exists(gate): await asyncio.sleep(0.01)
+        return await super().respond(messages, ctx)
+
+search = SearchOptions() if mode == "search" else None
 n, k = (1, 4) if search else (4, 8)
-simulate(options=SimOptions(n_phrasings=n, k_samples=k, search=search, rollout=RolloutOptions(flush_rows=16, flush_seconds=0.05)),
-         out=sys.argv[1], progress=False)
+simulate(Gated(), options=SimOptions(n_phrasings=n, k_samples=k, search=search, rollout=RolloutOptions(flush_rows=16, flush_seconds=0.05)),
+         out=out, progress=False)
 """
 
-def start(out, mode="plan"):
-    return subprocess.Popen([sys.executable, "-c", SCRIPT, str(out), mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def start(out, mode="plan", gate=None, gate_at=0):
+    "A run in a fresh process; with `gate` (a path not yet there), its `gate_at`-th rollout waits until the test creates it."
+    return subprocess.Popen([sys.executable, "-c", SCRIPT, str(out), mode, str(gate), str(gate_at)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 def wait_for_rows(path, n, proc, timeout=60):
     t = time.time()
@@ -33,13 +51,15 @@ def reference(tmp_path_factory):
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_interrupted_run_resumes_without_loss_or_duplicates(tmp_path, reference, sig):
-    path = tmp_path / "rows.jsonl"
-    p = start(tmp_path)
-    assert wait_for_rows(path, 100, p), "the run finished or stalled before it could be interrupted"
+    path, gate = tmp_path / "rows.jsonl", tmp_path.parent / f"gate-{tmp_path.name}"
+    p = start(tmp_path, gate=gate, gate_at=200)
+    assert wait_for_rows(path, 100, p), p.stderr.read()
+    assert p.poll() is None                                   # cannot have finished: one rollout waits at the gate
     p.send_signal(sig); p.wait(60)
     partial = path.read_bytes().count(b"\n")
     assert 0 < partial < len(reference)
-    p = start(tmp_path); assert p.wait(300) == 0, p.stderr.read()
+    gate.touch()
+    p = start(tmp_path, gate=gate, gate_at=200); assert p.wait(300) == 0, p.stderr.read()
     lines = path.read_text().splitlines()
     keys = [(r["situation_id"], r["phrasing"], r["sample"]) for r in map(json.loads, lines)]
     assert len(keys) == len(set(keys)) == len(reference)
@@ -51,10 +71,12 @@ def test_killed_search_resumes_to_the_same_rows(tmp_path):
     ref_dir = tmp_path / "ref"; ref_dir.mkdir()
     p = start(ref_dir, "search"); assert p.wait(300) == 0, p.stderr.read()
     reference = [strip_timings(r) for r in read_rows(ref_dir / "rows.jsonl")]
-    out = tmp_path / "killed"; out.mkdir()
-    p = start(out, "search")
-    assert wait_for_rows(out / "rows.jsonl", len(reference) // 3, p), "the search finished before it could be killed"
+    out, gate = tmp_path / "killed", tmp_path / "gate"; out.mkdir()
+    p = start(out, "search", gate, gate_at=len(reference) // 2)
+    assert wait_for_rows(out / "rows.jsonl", len(reference) // 3, p), p.stderr.read()
+    assert p.poll() is None                                   # cannot have finished: one rollout waits at the gate
     p.kill(); p.wait(60)
-    p = start(out, "search"); assert p.wait(300) == 0, p.stderr.read()
+    gate.touch()
+    p = start(out, "search", gate, gate_at=len(reference) // 2); assert p.wait(300) == 0, p.stderr.read()
     assert [strip_timings(r) for r in read_rows(out / "rows.jsonl")] == reference
     assert json.loads((out / "summary.json").read_text())["stopped"] == "saturated"

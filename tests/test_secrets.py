@@ -6,7 +6,7 @@ import asyncio, importlib, json, logging, traceback
 import pytest
 httpx = importlib.import_module("httpx2") if importlib.util.find_spec("httpx2") else importlib.import_module("httpx")
 from whilelab.core import canonical_json, redact
-from whilelab.defaults import SimOptions, RolloutOptions
+from whilelab.defaults import SimOptions, RolloutOptions, GradeOptions
 from whilelab.simulate import simulate
 from whilelab.models import ClaudeAgent, ClaudeBackend, ClaudeUser, claude_judge, BackendError
 from whilelab.grade import grade
@@ -16,13 +16,15 @@ FAST = RolloutOptions(backoff_base_s=0.001, backoff_cap_s=0.002, max_retries=1, 
 KEYS = ["sk-ant-api03-SECRETSUITEkeyABCDEFGHIJ0123456789xyz", "gw7Qx2LmZ9pR4tK8vN3bH6cJ"]
 
 def server(key):
-    "A Messages API that answers most requests, and now and then fails with an error body that quotes the caller's key."
-    n = {"i": 0}
+    """A Messages API that answers most requests, and fails with an error body quoting the caller's key on every 7th, the judge's first
+    and every request with the system prompt 'echo-me'."""
+    n = {"i": 0, "judge": 0}
     def handler(request):
         sent = request.headers.get("x-api-key") or request.headers.get("authorization", "").removeprefix("Bearer ")
         assert sent == key
         body = json.loads(request.content); n["i"] += 1
-        if n["i"] % 7 == 0:
+        n["judge"] += "grade" in body["system"]
+        if n["i"] % 7 == 0 or body["system"] == "echo-me" or n["judge"] == 1:
             return httpx.Response(400, json={"type": "error", "error": {"type": "invalid_request_error", "message": f"bad request for key {sent}"}})
         if "grade" in body["system"]:
             return httpx.Response(200, json=msg([{"type": "text", "text": "LABEL: pass\nREASON: fine."}]))
@@ -45,16 +47,18 @@ def test_a_key_in_the_environment_appears_in_no_output(key, tmp_path, monkeypatc
     sim = simulate(ClaudeAgent(backend=backend), options=SimOptions(k_samples=2, search=None, rollout=FAST),
                    user=ClaudeUser(backend=backend), out=tmp_path / "run", progress=True)
     assert any(r["error"] for r in sim.rows) and any(not r["error"] for r in sim.rows)   # the echoing errors happened, and real turns
-    texts = []
-    try: graded = grade(sim.rows, sim.spec, claude_judge(sim.spec.policy, backend=backend))
-    except BackendError as e:                                              # the judge met an echoing 400: its exception is clean
-        texts += [str(e), repr(e), "".join(traceback.format_exception(e))]
-        graded = grade(sim.rows, sim.spec)
+    texts, failures = [], []
+    same_family = GradeOptions(allow_same_family=True)                     # a Claude judge on Claude rows, knowingly
+    try: graded = grade(sim.rows, sim.spec, claude_judge(sim.spec.policy, backend=backend), opts=same_family)
+    except BackendError as e: failures.append(e)                           # the judge's first call meets an echoing 400
+    graded = grade(sim.rows, sim.spec)
     for cut in (cut_sft, cut_dpo, cut_grpo, cut_rm):
         sel = cut(graded, sim.spec)
         if sel.rows: export(sel, tmp_path / "export")
-    try: asyncio.run(backend.create("s", [{"role": "user", "content": "x"}] * 7))   # a direct call that fails with the echo
-    except Exception as e: texts += [str(e), repr(e), "".join(traceback.format_exception(e))]
+    try: asyncio.run(backend.create("echo-me", [{"role": "user", "content": "x"}]))   # a direct call that fails with the echo
+    except BackendError as e: failures.append(e)
+    assert len(failures) == 2, failures                                    # both echoing paths ran, and raised
+    texts += [t for e in failures for t in (str(e), repr(e), "".join(traceback.format_exception(e)))]
     out = capsys.readouterr()
     texts += [out.out, out.err, caplog.text] + [r.getMessage() for r in caplog.records]
     texts += [canonical_json(r) for r in graded]

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'MIN_SECRET_LEN', 'canonical_json', 'stable_hash',
-           'derive_seed', 'rng_for', 'SchemaError', 'normalize_schema', 'type_schema', 'parse_docstring',
-           'guess_effect', 'Tool', 'tools', 'validate_row', 'AgentSpec', 'find_customer', 'list_orders', 'get_order',
-           'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data',
-           'content_words', 'env_secrets', 'redact', 'find_secrets', 'run_sync']
+__all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'MIN_SECRET_LEN', 'canonical_json',
+           'stable_hash', 'derive_seed', 'rng_for', 'SchemaError', 'normalize_schema', 'type_schema', 'parse_docstring',
+           'guess_effect', 'Tool', 'tools', 'validate_row', 'graded_rows', 'AgentSpec', 'find_customer', 'list_orders',
+           'get_order', 'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront',
+           'shared_data', 'content_words', 'env_secrets', 'redact', 'find_secrets', 'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
 def canonical_json(obj) -> str:
@@ -290,15 +290,21 @@ ROW_SCHEMA = {
         "faults": {"type": "array", "items": {"type": "object", "required": ["tool", "fault"],
                    "properties": {"tool": {"type": "string"}, "fault": {"type": "string"}, "call": {"type": "integer"}}}},
         "state_hash_before": {"type": ["string", "null"]}, "state_hash_after": {"type": ["string", "null"]},
-        "signature": {"type": ["string", "null"]}, "policy_version": {"type": ["string", "null"]},
+        "signature": {"type": ["string", "null"]}, "policy_version": {"type": ["string", "null"]}, "agent_family": {"type": "string"},
         "sampling": {"type": "object"}, "logprob_sum": _num_or_null,
         "token_count": {"type": ["integer", "null"]}, "token_logprobs": {"type": "array", "items": {"type": "number"}},
+        "agent_tokens": {"type": "array", "items": {"type": "object", "required": ["message", "tokens", "logprobs"],
+                         "properties": {"message": {"type": "integer"}, "tokens": {"type": "array", "items": {"type": "string"}},
+                                        "logprobs": {"type": "array", "items": {"type": "number"}}}}},
         "timings": {"type": "object", "additionalProperties": {"type": "number"}},
         "error": {"type": ["string", "null"]},
         "rules": {"type": "array", "items": {"type": "object", "required": ["rule", "passed"],
                   "properties": {"rule": {"type": "string"}, "passed": {"type": "boolean"}, "reason": {"type": "string"}}}},
         "judge": {"type": ["object", "null"], "properties": {"label": {}, "reason": {"type": "string"},
-                  "rubric_hash": {"type": "string"}, "judge": {"type": "string"}, "family": {"type": "string"}}},
+                  "rubric_hash": {"type": "string"}, "judge": {"type": "string"}, "family": {"type": "string"},
+                  "agent_family": {"type": "string"}}},
+        "floored_by": {"type": "array", "items": {"type": "string"}},
+        "markers": {"type": "object", "additionalProperties": {"type": ["number", "null"]}},
         "reward": _num_or_null,
         "calls": {"type": "array", "items": {"type": "object", "required": ["tool", "status"],
                   "properties": {"tool": {"type": "string"}, "status": {"type": "string"}}}},
@@ -317,6 +323,27 @@ def validate_row(row: dict) -> dict:
         where = ".".join(str(p) for p in e.path) or "(row)"
         raise ValueError(f"row field {where!r}: {e.message}. Fix: see whilelab.core.ROW_SCHEMA['properties']")
     return row
+
+# %% ../nbs/00_core.ipynb #f936a989
+GRADED_FIELDS = ("run_id", "situation_id", "phrasing", "sample", "messages", "signature")   # what every consumer of graded rows reads
+
+def _row_name(r, i) -> str:
+    return f"{r['situation_id']}/{r.get('phrasing')}/{r.get('sample')}" if isinstance(r, dict) and "situation_id" in r else f"#{i}"
+
+def graded_rows(rows, where: str, fields=GRADED_FIELDS) -> list:
+    "`rows` as a list when each has `fields` and a finite numeric reward; else one error naming `where`, the row, the field and the fix."
+    rows = list(rows)
+    for i, r in enumerate(rows):
+        if not isinstance(r, dict): raise TypeError(f"{where}: row #{i} is a {type(r).__name__}, not a dict. Fix: pass rows as whilelab writes them")
+        miss = [f for f in fields if f not in r]
+        if miss: raise ValueError(f"{where}: row {_row_name(r, i)} has no {miss[0]!r}. Fix: pass rows from whilelab.grade.grade(...), "
+                                  "which keeps every field a rollout wrote")
+        v = r.get("reward")
+        if v is None: raise ValueError(f"{where}: row {_row_name(r, i)} is not graded (reward is None). Fix: pass rows from whilelab.grade.grade(...)")
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError(f"{where}: row {_row_name(r, i)} has reward {v!r} ({type(v).__name__}), not a number. Fix: rewards are floats, e.g. 1.0 or 0.0")
+        if not np.isfinite(v): raise ValueError(f"{where}: row {_row_name(r, i)} has reward {v}. Fix: grade it again or leave it out; a reward must be finite")
+    return rows
 
 # %% ../nbs/00_core.ipynb #5270c8ab
 @dataclass

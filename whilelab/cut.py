@@ -7,7 +7,7 @@ from __future__ import annotations
 import collections, json, re
 from dataclasses import dataclass, field
 from pathlib import Path
-from .core import AgentSpec, canonical_json, stable_hash, find_secrets
+from .core import AgentSpec, canonical_json, stable_hash, find_secrets, graded_rows
 from .defaults import CutOptions
 from .rollout import row_key
 
@@ -47,19 +47,19 @@ def _graded(rows):
 
 # %% ../nbs/07_cut.ipynb #20895801
 def cut_sft(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
-    "One best passing rollout per situation, spread over behaviour signatures, with a loss mask on agent turns."
+    "One best passing rollout per prompt (situation, phrasing), spread over behaviour signatures, with a loss mask on agent turns."
     opts = opts or CutOptions()
-    by_sit = collections.defaultdict(list)
-    for r in _graded(rows): by_sit[r["situation_id"]].append(r)
+    by_prompt = collections.defaultdict(list)
+    for r in graded_rows(rows, "cut_sft"): by_prompt[(r["situation_id"], r["phrasing"])].append(r)
     used, out, dropped = collections.Counter(), [], collections.Counter()
-    for sid in sorted(by_sit):
-        ok = [r for r in by_sit[sid] if r["reward"] >= opts.sft_min_reward and not r.get("error")]
+    for key in sorted(by_prompt):
+        ok = [r for r in by_prompt[key] if r["reward"] >= opts.sft_min_reward and not r.get("error")]
         if not ok: dropped["no passing rollout"] += 1; continue
         best = min(ok, key=lambda r: (used[r["signature"]], len(r["messages"]), _agent_chars(r["messages"]), row_key(r)))
         used[best["signature"]] += 1
         msgs = _system(spec, opts) + best["messages"]
         out.append({"messages": msgs, "tools": _tools(spec), "loss_mask": [int(m["role"] == "assistant") for m in msgs], **_meta(best)})
-    return Selection("sft", out, dropped, {"situations": len(by_sit), "signatures": len(used)})
+    return Selection("sft", out, dropped, {"prompts": len(by_prompt), "signatures": len(used)})
 
 # %% ../nbs/07_cut.ipynb #c0748816
 def _split(a, b):
@@ -95,7 +95,7 @@ def _pairs(rows, opts, dropped):
 def cut_dpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
     "Preference pairs from the same situation and phrasing, with a reward margin and a bounded length gap."
     opts, dropped, out = opts or CutOptions(), collections.Counter(), []
-    for c, j, prefix, ch, rj, ratio in _pairs(_graded(rows), opts, dropped):
+    for c, j, prefix, ch, rj, ratio in _pairs(graded_rows(rows, "cut_dpo"), opts, dropped):
         out.append({"prompt": _system(spec, opts) + prefix, "chosen": ch, "rejected": rj, "tools": _tools(spec),
                     "margin": c["reward"] - j["reward"], "length_ratio": round(ratio, 4),
                     "chosen_meta": _meta(c), "rejected_meta": _meta(j)})
@@ -107,7 +107,7 @@ def cut_grpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection
     opts, dropped, out = opts or CutOptions(), collections.Counter(), []
     lo, hi = opts.grpo_band
     groups = collections.defaultdict(list)
-    for r in _graded(rows): groups[(r["situation_id"], r["phrasing"])].append(r)
+    for r in graded_rows(rows, "cut_grpo"): groups[(r["situation_id"], r["phrasing"])].append(r)
     for key in sorted(groups):
         g = sorted(groups[key], key=row_key)
         rate = sum(r["reward"] >= 0.5 for r in g) / len(g)
@@ -128,9 +128,9 @@ def cut_rm(rows, spec: AgentSpec, opts: CutOptions | None = None, mode: str = "p
         s = cut_dpo(rows, spec, opts); s.kind = "rm_pairs"; return s
     if mode != "pointwise": raise ValueError(f"mode must be 'pointwise' or 'pairs', got {mode!r}")
     out = []
-    for r in sorted(_graded(rows), key=row_key):
+    for r in sorted(graded_rows(rows, "cut_rm"), key=row_key):
         out.append({"prompt": _system(spec, opts) + r["messages"][:1], "completion": r["messages"][1:], "label": r["reward"] >= 0.5,
-                    "tools": _tools(spec), "label_source": dict(r.get("judge") or {}),
+                    "tools": _tools(spec), "label_source": dict(r.get("judge") or {"floored_by": r.get("floored_by", [])}),
                     "rules_failed": [v["rule"] for v in r.get("rules") or [] if not v["passed"]], **_meta(r)})
     return Selection("rm", out)
 

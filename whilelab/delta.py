@@ -4,12 +4,13 @@
 
 # %% ../nbs/08_delta.ipynb #91656324
 from __future__ import annotations
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 from .core import stable_hash
 from .stats import paired_test
-from .grade import CONDUCT_RULES
+from .core import graded_rows
+from .grade import CONDUCT_RULES, argument_grounding
 
 # %% auto #0
 __all__ = ['holdout', 'default_markers', 'DeltaReport', 'delta_report', 'plot_delta']
@@ -39,8 +40,8 @@ def _rule_marker(name):
     return f
 
 def default_markers() -> dict:
-    "One marker per conduct rule: the share of a situation's rollouts that keep it."
-    return {name: _rule_marker(name) for name in CONDUCT_RULES}
+    "One marker per conduct rule (the share of a situation's rollouts that keep it), and `argument_grounding`."
+    return {**{name: _rule_marker(name) for name in CONDUCT_RULES}, "argument_grounding": argument_grounding}
 
 # %% ../nbs/08_delta.ipynb #b73fe93a
 @dataclass
@@ -50,6 +51,7 @@ class DeltaReport:
     verdict: str
     reasons: list
     must_not_regress: tuple
+    excluded: dict = field(default_factory=dict)   # what was left out of the comparison, and why
     def table(self):
         import pandas as pd
         return pd.DataFrame([{"metric": k, "diff": r.diff, "low": r.interval.low, "high": r.interval.high, "p": r.p_value, "tasks": r.n,
@@ -65,16 +67,22 @@ def delta_report(before,                       # graded rows of the agent before
                  seed: int = 0                 # seed for resampling
                 ) -> DeltaReport:
     "Compare graded rows `before` and `after` on the same held-out situations."
-    for name, rows in (("before", before), ("after", after)):
-        if not rows or any(r.get("reward") is None for r in rows):
-            raise ValueError(f"{name} has ungraded rows. Fix: pass rows from whilelab.grade.grade(...)")
+    before, after = (graded_rows(rows, f"delta_report ({name})", fields=("situation_id",)) for name, rows in (("before", before), ("after", after)))
+    if not before or not after: raise ValueError("delta_report: before or after has no rows. Fix: pass graded rows of both agents")
     markers = default_markers() if markers is None else dict(markers)
     unknown = [m for m in must_not_regress if m not in markers]
     if unknown: raise ValueError(f"must_not_regress names unknown markers {unknown}. Fix: use some of {sorted(markers)}")
-    shared = set(r["situation_id"] for r in before) & set(r["situation_id"] for r in after)
-    if not shared: raise ValueError("before and after share no situation. Fix: evaluate both agents on the same held-out situations")
-    metrics = {"pass@1": lambda r: r["reward"], **markers}
-    results = {k: paired_test(_per_task(before, f), _per_task(after, f), n_resamples, level, seed) for k, f in metrics.items()}
+    sb, sa = {r["situation_id"] for r in before}, {r["situation_id"] for r in after}
+    if not sb & sa: raise ValueError("before and after share no situation. Fix: evaluate both agents on the same held-out situations")
+    excluded = {k: n for k, n in (("situations only before", len(sb - sa)), ("situations only after", len(sa - sb))) if n}
+    metrics, results = {"pass@1": lambda r: r["reward"], **markers}, {}
+    for k, f in metrics.items():
+        b, a = _per_task(before, f), _per_task(after, f)
+        if not set(b.situation.values) & set(a.situation.values):
+            if k in must_not_regress: raise ValueError(f"marker {k!r} has no value on the rows of both agents, so it cannot be protected. "
+                                                       "Fix: grade both sets with whilelab.grade.grade (it records every rule), or protect another marker")
+            excluded.setdefault("markers with no value on both sides", []).append(k); continue
+        results[k] = paired_test(b, a, n_resamples, level, seed)
     reasons, verdict = [], "inconclusive"
     p1 = results["pass@1"].interval
     regress = [m for m in must_not_regress if results[m].interval.high < 0]
@@ -88,7 +96,7 @@ def delta_report(before,                       # graded rows of the agent before
         need = tasks_for_power(results["pass@1"].diff, sd) if results["pass@1"].diff and sd > 0 else None
         reasons.append(f"pass@1 changed by {results['pass@1'].diff:+.3f} [{p1.low:.3f}, {p1.high:.3f}]: the interval includes zero"
                        + (f"; about {need} held-out tasks would detect a change this size at 80% power" if need else ""))
-    return DeltaReport(results, verdict, reasons, tuple(must_not_regress))
+    return DeltaReport(results, verdict, reasons, tuple(must_not_regress), excluded)
 
 # %% ../nbs/08_delta.ipynb #f082cc31
 def plot_delta(report: DeltaReport, save=None):

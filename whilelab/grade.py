@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_grade.ipynb #31a4d36e
 from __future__ import annotations
-import asyncio, inspect, re, warnings
+import asyncio, collections, dataclasses, inspect, marshal, re
 from dataclasses import dataclass, field
 import numpy as np
 from .core import AgentSpec, stable_hash, canonical_json, run_sync
@@ -15,11 +15,12 @@ from .world import Schema, check_args, _id_entity
 from .axes import policy_clauses
 
 # %% auto #0
-__all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAULT_RUBRIC', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx',
-           'conduct_rule', 'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'success_after_fault',
-           'repeated_failing_call', 'confirmation_skipped', 'boilerplate', 'needed_tool_missing', 'end_state',
-           'check_conduct', 'Label', 'RuleJudge', 'transcript', 'LLMJudge', 'as_judge', 'judge_all', 'grade', 'probes',
-           'Trust', 'gold_from_flaws', 'judge_trust']
+__all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAULT_RUBRIC', 'UNKNOWN_FAMILIES', 'NEUTRAL_PAD',
+           'FLATTERY', 'RuleCtx', 'conduct_rule', 'unknown_tool', 'invalid_arguments', 'ungrounded_arguments',
+           'success_after_fault', 'repeated_failing_call', 'confirmation_skipped', 'boilerplate', 'needed_tool_missing',
+           'end_state', 'check_conduct', 'Label', 'RuleJudge', 'transcript', 'LLMJudge', 'code_hash', 'as_judge',
+           'judge_all', 'SameFamilyJudge', 'check_judge_family', 'argument_grounding', 'hard_floors', 'Graded', 'grade',
+           'probes', 'Trust', 'gold_from_flaws', 'judge_trust']
 
 # %% ../nbs/06_grade.ipynb #a325130e
 @dataclass
@@ -146,7 +147,8 @@ class Label:
     judge: str = ""
     family: str = ""
     rubric_hash: str = ""
-    def as_dict(self) -> dict: return {"label": self.label, "reason": self.reason, "judge": self.judge, "family": self.family, "rubric_hash": self.rubric_hash}
+    agent_family: str = ""
+    def as_dict(self) -> dict: return dataclasses.asdict(self)
 
 def _label(x) -> str:
     s = str(x).strip().lower()
@@ -194,10 +196,17 @@ class LLMJudge:
         r = re.search(r"REASON:\s*(.+)", text, re.I)
         return Label(m.group(1).lower(), r.group(1).strip() if r else "", self.name, self.family, self.rubric_hash)
 
+def code_hash(f) -> str:
+    "A hash of what `f` does: its source where it can be read, else its compiled code (a function typed into `python -`)."
+    try: text = inspect.getsource(f)
+    except (OSError, TypeError):
+        code = getattr(f, "__code__", None) or getattr(getattr(f, "__call__", None), "__code__", None)
+        text = marshal.dumps(code).hex() if code is not None else type(f).__qualname__
+    return stable_hash(getattr(f, "__qualname__", type(f).__qualname__), text, n=12)
+
 class _FnJudge:
     def __init__(self, f, name, family):
-        self.f, self.name, self.family = f, name, family
-        self.rubric_hash = stable_hash(getattr(f, "__qualname__", name), inspect.getsource(f) if inspect.isfunction(f) else "", n=12)
+        self.f, self.name, self.family, self.rubric_hash = f, name, family, code_hash(f)
     async def judge(self, row) -> Label:
         x = await self.f(row) if inspect.iscoroutinefunction(self.f) else self.f(row)
         if isinstance(x, Label): return x
@@ -218,19 +227,87 @@ async def _judge_all(judge, rows, concurrency):
     return await asyncio.gather(*(one(r) for r in rows))
 
 def judge_all(judge, rows, concurrency: int = 16) -> list[Label]:
-    "The judge's label for each row."
-    return run_sync(_judge_all(as_judge(judge), list(rows), concurrency))
+    "The judge's label for each row, each carrying the judge's name, family and rubric hash (filled in where a custom judge left them out)."
+    judge = as_judge(judge)
+    name, family = getattr(judge, "name", type(judge).__name__), getattr(judge, "family", "") or "custom"
+    rubric = getattr(judge, "rubric_hash", "") or code_hash(judge.judge)
+    labels = run_sync(_judge_all(judge, list(rows), concurrency))
+    return [dataclasses.replace(l, label=_label(l.label), judge=l.judge or name, family=l.family or family, rubric_hash=l.rubric_hash or rubric)
+            for l in labels]
 
-def grade(rows, spec: AgentSpec, judge=None, agent=None, opts: GradeOptions | None = None) -> list[dict]:
-    "Rows with `rules`, `judge` and `reward` filled in (new dicts; the input rows are not changed)."
+# %% ../nbs/06_grade.ipynb #9f6e1699
+UNKNOWN_FAMILIES = ("", "custom", "unknown")   # nothing known about the model behind it, so nothing to compare
+
+class SameFamilyJudge(ValueError):
+    "The judge is of the agent's model family: a model grading itself is lenient."
+
+def check_judge_family(judge, agent_families, opts: GradeOptions | None = None):
+    "Refuse `judge` when its model family is one of `agent_families`, unless `opts.allow_same_family`."
+    fam = getattr(as_judge(judge), "family", "") or ""
+    if (opts or GradeOptions()).allow_same_family or fam in UNKNOWN_FAMILIES or fam not in set(agent_families): return
+    raise SameFamilyJudge(f"the judge ({getattr(judge, 'name', judge)}) and the agent are both of model family {fam!r}: a model grading "
+                          "its own family is lenient (Zheng et al. 2023). Fix: use a judge from another family, or "
+                          "GradeOptions(allow_same_family=True) to accept it knowingly")
+
+# %% ../nbs/06_grade.ipynb #c92c5056
+def _leaves(x):
+    "The strings and numbers inside an argument value, however nested."
+    if isinstance(x, dict): return [v for y in x.values() for v in _leaves(y)]
+    if isinstance(x, list): return [v for y in x for v in _leaves(y)]
+    return [] if isinstance(x, bool) or x is None or x == "" else [x]
+
+def argument_grounding(row) -> float | None:
+    "Share of the values in the agent's call arguments that the person or an earlier tool result said first (None: no arguments)."
+    seen, hits, n = "", 0, 0
+    for m in row["messages"]:
+        for c in m.get("tool_calls") or []:
+            for v in _leaves(c["function"]["arguments"] or {}):
+                n += 1; hits += str(v).lower() in seen
+        if m["role"] in ("user", "tool"): seen += " " + str(m.get("content") or "").lower()
+    return hits / n if n else None
+
+# %% ../nbs/06_grade.ipynb #d89777d8
+def hard_floors(rows, spec: AgentSpec | None = None, opts: GradeOptions | None = None) -> list[list[str]]:
+    "The hard rules each row breaks: checked against `spec`, or read from the row's stored `rules` when no spec is given."
+    hard = (opts or GradeOptions()).hard_rules
+    if spec is not None:
+        ctx = RuleCtx(spec, opts or GradeOptions())
+        return [[n for n in hard if not CONDUCT_RULES[n](r, ctx)[0]] for r in rows]
+    return [[v["rule"] for v in r.get("rules") or [] if not v["passed"] and v["rule"] in hard] for r in rows]
+
+# %% ../nbs/06_grade.ipynb #b7f0bb40
+class Graded(list):
+    "Graded rows, with how many went to the judge and which hard rules floored the others."
+    def __init__(self, rows=(), judged: int = 0, floored: dict | None = None):
+        super().__init__(rows); self.judged, self.floored = judged, dict(floored or {})
+    def report(self) -> dict: return {"rows": len(self), "judged": self.judged, "floored": sum(self.floored.values()), "by_rule": self.floored}
+
+def _markers(row, verdicts, hard) -> dict:
+    return {**{v["rule"]: float(v["passed"]) for v in verdicts if v["rule"] not in hard}, "argument_grounding": argument_grounding(row)}
+
+def grade(rows,                               # rollouts to grade
+          spec: AgentSpec,                    # the agent's tools and policy
+          judge=None,                         # a judge or a function of a row (default: `RuleJudge`)
+          agent=None,                         # the agent under test, for the family check (default: the rows' `agent_family`)
+          opts: GradeOptions | None = None    # hard rules, thresholds, `allow_same_family`
+         ) -> Graded:
+    "Conduct rules first: a row breaking a hard rule gets reward 0 and is not judged; the judge labels the rest. New dicts; rows unchanged."
+    opts, rows = opts or GradeOptions(), list(rows)
+    unknown = [r for r in opts.hard_rules if r not in CONDUCT_RULES]
+    if unknown: raise ValueError(f"GradeOptions.hard_rules names no conduct rule {unknown}. Fix: use some of {sorted(CONDUCT_RULES)}")
     judge = as_judge(judge) if judge is not None else RuleJudge(spec, opts=opts)
-    fam = getattr(agent, "family", None)
-    if fam and fam == getattr(judge, "family", None):
-        warnings.warn(f"the judge ({judge.name}) and the agent are both of model family {fam!r}: a model grading itself is lenient. "
-                      "Use a judge from another family", stacklevel=2)
-    ctx = RuleCtx(spec, opts or GradeOptions())
-    labels = judge_all(judge, rows)
-    return [{**r, "rules": check_conduct(r, ctx), "judge": l.as_dict(), "reward": 1.0 if l.label == "pass" else 0.0} for r, l in zip(rows, labels)]
+    fams = [agent.family] if getattr(agent, "family", None) else sorted({str(r.get("agent_family") or "") for r in rows})
+    check_judge_family(judge, fams, opts)
+    ctx = RuleCtx(spec, opts)
+    verdicts = [check_conduct(r, ctx) for r in rows]
+    floors = hard_floors([{"rules": vs} for vs in verdicts], opts=opts)
+    labels = iter(judge_all(judge, [r for r, f in zip(rows, floors) if not f]))
+    out = Graded(judged=sum(not f for f in floors), floored=collections.Counter(r for f in floors for r in f))
+    for r, vs, f in zip(rows, verdicts, floors):
+        lab = None if f else dataclasses.replace(next(labels), agent_family=fams[0] if len(fams) == 1 else "mixed")
+        out.append({**r, "rules": vs, "floored_by": f, "markers": _markers(r, vs, opts.hard_rules),
+                    "judge": lab and lab.as_dict(), "reward": 0.0 if f or lab.label == "fail" else 1.0})
+    return out
 
 # %% ../nbs/06_grade.ipynb #35cee6f6
 NEUTRAL_PAD = (" To summarise the steps above once more in full: I reviewed the request, I checked the records that were"
@@ -276,8 +353,10 @@ class Trust:
     sensitivity: float
     specificity: float
     judge: str = ""
+    floored: dict = field(default_factory=dict)   # hard rule -> keys of the rows it floored before the judge saw them
     def __repr__(self):
-        return f"Trust({'TRUSTED' if self.trusted else 'NOT TRUSTED'} {self.judge}: " + "; ".join(self.reasons) + ")"
+        fl = f"; {sum(map(len, self.floored.values()))} rows floored by hard rules" if self.floored else ""
+        return f"Trust({'TRUSTED' if self.trusted else 'NOT TRUSTED'} {self.judge}: " + "; ".join(self.reasons) + fl + ")"
 
 def _gold_dict(rows, gold) -> dict:
     from whilelab.rollout import row_key
@@ -297,16 +376,25 @@ def judge_trust(judge,                        # a judge, or a function of a row
                 gold,                         # gold labels: a dict by row key, a list, or a function of a row
                 opts: TrustOptions | None = None, # thresholds, with their reasons
                 seed: int = 0,                # seed for the bootstraps
-                target=None                   # unlabelled rows whose pass rate to correct (default: calibrate on half 0, apply to half 1)
+                target=None,                  # unlabelled rows whose pass rate to correct (default: calibrate on half 0, apply to half 1)
+                spec: AgentSpec | None = None, # the agent: rows breaking a hard rule are floored before the judge, as in `grade`
+                agent=None,                   # the agent under test, for the family check (default: the rows' `agent_family`)
+                grade_opts: GradeOptions | None = None # hard rules and `allow_same_family`
                ) -> Trust:
     "Score `judge` against `gold` labels (dict, list, or function of a row) and decide whether to trust it."
     from whilelab.rollout import row_key
     from whilelab.stats import cohens_kappa, wilson   # scipy.stats is heavy: loaded only when a judge is scored
-    opts, judge = opts or TrustOptions(), as_judge(judge)
+    opts, judge, grade_opts = opts or TrustOptions(), as_judge(judge), grade_opts or GradeOptions()
+    check_judge_family(judge, [agent.family] if getattr(agent, "family", None) else {str(r.get("agent_family") or "") for r in rows}, grade_opts)
     g = _gold_dict(rows, gold)
     rows = [r for r in rows if row_key(r) in g]
     if len(rows) < 20: raise ValueError(f"only {len(rows)} rows have gold labels. Fix: label at least 20 (100+ for tight intervals)")
-    labels = [l.label for l in judge_all(judge, rows)]
+    floors = hard_floors(rows, spec, grade_opts)
+    judged = iter(judge_all(judge, [r for r, f in zip(rows, floors) if not f]))
+    labels = ["fail" if f else next(judged).label for f in floors]
+    floored = {}
+    for r, f in zip(rows, floors):
+        for rule in f: floored.setdefault(rule, []).append(row_key(r))
     gl = [g[row_key(r)] for r in rows]
     reasons, halves, ok = [], [], True
     half = np.array([int(stable_hash(r["situation_id"], n=8), 16) % 2 for r in rows])
@@ -341,12 +429,12 @@ def judge_trust(judge,                        # a judge, or a function of a row
         if v < opts.min_probe_catch: ok = False; reasons.append(f"probe {k}: failed only {v:.0%} (< {opts.min_probe_catch:.0%})")
     gp, jp = np.array(gl) == "pass", np.array(labels) == "pass"
     sens = float(jp[gp].mean()) if gp.any() else np.nan
-    spec = float((~jp[~gp]).mean()) if (~gp).any() else np.nan
+    spec_ = float((~jp[~gp]).mean()) if (~gp).any() else np.nan
     if target is None: cal, tj = (half == 0), jp[half == 1]          # calibrate on one half, correct the other
     else: cal, tj = np.ones(len(rows), bool), np.array([l.label == "pass" for l in judge_all(judge, list(target))])
     corr = _corrected(gp[cal], jp[cal], tj, opts.resamples, seed)
     if ok: reasons.append(f"kappa {min(h['kappa'].kappa for h in halves):.2f}+ on both halves, padding moved {flip:.0%} of grades, every probe caught >= {min(catch.values()):.0%}")
-    return Trust(ok, reasons, halves, flip, catch, corr, float(tj.mean()) if len(tj) else np.nan, sens, spec, getattr(judge, "name", ""))
+    return Trust(ok, reasons, halves, flip, catch, corr, float(tj.mean()) if len(tj) else np.nan, sens, spec_, getattr(judge, "name", ""), floored)
 
 def _corrected(gp, jp, target_j, B, seed) -> Interval | None:
     "Rogan-Gladen pass rate of the target, (p + spec - 1) / (sens + spec - 1), with sens and spec from the gold rows; bootstrap over both."

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import numpy as np
 import xarray as xr
+from .core import graded_rows
 from .grade import _final_text
 from .defaults import GradeOptions
 
@@ -59,8 +60,8 @@ def _centre(x, gi, cnt):
 
 def hack_scan(rows, n_shuffles: int = 1000, quantile: float = 0.95, seed: int = 0) -> HackScan:
     "Which rollout features move graded rewards within tasks beyond a shuffled floor; surface ones that raise it are suspects."
-    rows = [r for r in rows if r.get("reward") is not None]
-    if len(rows) < 10: raise ValueError(f"only {len(rows)} graded rows. Fix: grade the rows first (whilelab.grade.grade), at least 10")
+    rows = graded_rows(rows, "hack_scan", fields=("situation_id", "messages"))
+    if len(rows) < 10: raise ValueError(f"hack_scan: only {len(rows)} graded rows. Fix: grade at least 10 rows (whilelab.grade.grade)")
     F = [features(r) for r in rows]; names = list(F[0])
     X = np.array([[f[n] for n in names] for f in F], float)
     rew = np.array([r["reward"] for r in rows], float)

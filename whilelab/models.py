@@ -15,7 +15,7 @@ from .rollout import assistant_msg, user_msg, Ctx
 __all__ = ['FLAWS', 'BOILERPLATE', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'DEFAULT_CLAUDE',
            'PRICES', 'STOP', 'ScriptedAgent', 'TemplateUser', 'BackendError', 'cost_usd', 'ClaudeBackend',
            'ClaudeAgent', 'person_brief', 'ClaudeUser', 'claude_judge', 'ClaudeWriter', 'to_openai', 'OpenAIBackend',
-           'OpenAIAgent', 'ReferenceScorer', 'kl_estimate']
+           'OpenAIAgent', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
 
 # %% ../nbs/12_models.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool", "pads_boilerplate")
@@ -470,9 +470,10 @@ class OpenAIAgent:
             except ValueError: args = {"_unparsed": c.function.arguments}   # kept, so a grader sees the malformed call
             calls.append((c.id, c.function.name, args))
         msg = assistant_msg(ch.message.content or "", calls)
-        lps = [t.logprob for t in (getattr(getattr(ch, "logprobs", None), "content", None) or [])]
+        content = getattr(getattr(ch, "logprobs", None), "content", None) or []
+        lps, toks = [t.logprob for t in content], [t.token for t in content]
         u = getattr(resp, "usage", None)
-        msg["_meta"] = {"token_logprobs": lps, "logprob_sum": float(sum(lps)) if lps else None, "token_count": len(lps) if lps else None,
+        msg["_meta"] = {"token_logprobs": lps, "tokens": toks, "logprob_sum": float(sum(lps)) if lps else None, "token_count": len(lps) if lps else None,
                         "usage": _usage(b.model, getattr(u, "prompt_tokens", 0), getattr(u, "completion_tokens", 0), b.prices)}
         return msg
 
@@ -480,31 +481,49 @@ class OpenAIAgent:
 def _render(messages) -> str:
     return "\n".join(f"{m['role']}: {m.get('content') or ''}" for m in messages if m["role"] in ("system", "user", "assistant", "tool"))
 
+class NotAligned(ValueError):
+    "The reference model's tokens cannot be matched one for one to the tokens the policy produced."
+
+def token_spans(tokens, logprobs, offsets, text: str) -> dict:
+    "(start, end) in `text` -> logprob of each echoed token; from `offsets` when given (a BOS token takes no text), else by summing lengths."
+    if offsets is None:
+        if "".join(tokens)[: len(text)] != text: raise NotAligned("the echoed tokens do not spell the prompt and no text_offset was given")
+        offsets = np.cumsum([0] + [len(t) for t in tokens[:-1]]).tolist()
+    spans = {}
+    for t, v, o in zip(tokens, logprobs, offsets):
+        if v is not None and t and text[o: o + len(t)] == t: spans[(o, o + len(t))] = float(v)
+    return spans
+
+# %% ../nbs/12_models.ipynb #9ebd9877
 class ReferenceScorer:
-    "Log-probabilities of a row's agent tokens under a reference model on an OpenAI-compatible completions endpoint."
+    "Log-probabilities, under a reference model on an OpenAI-compatible completions endpoint, of exactly the text tokens the policy produced."
     def __init__(self, model: str, backend: OpenAIBackend | None = None, **kw):
         self.backend = backend or OpenAIBackend(model, **kw)
 
-    async def score_row(self, row) -> list[float]:
-        b, out = self.backend, []
-        for i, m in enumerate(row["messages"]):
-            if m["role"] != "assistant" or not (m.get("content") or "").strip(): continue
-            prefix = _render(row["messages"][:i]) + "\nassistant: "
-            resp = await b.call(lambda c: c.completions.create(model=b.model, prompt=prefix + m["content"], max_tokens=1, echo=True, logprobs=0),
+    async def score_row(self, row) -> dict:
+        "`policy` and `reference` logprobs of the same tokens, in order; turns without text tokens are `skipped`. `NotAligned` if a token has no match."
+        b, pol, ref, skipped = self.backend, [], [], 0
+        for turn in row.get("agent_tokens") or []:
+            i, toks, lps = turn["message"], turn["tokens"], turn["logprobs"]
+            text = row["messages"][i].get("content") or ""
+            if not text or "".join(toks) != text: skipped += 1; continue      # a tool-call turn: its tokens are not rendered text
+            prefix = _render(row["messages"][:i]) + "\nassistant:\n"         # a newline before the turn: its first token starts clean
+            resp = await b.call(lambda c: c.completions.create(model=b.model, prompt=prefix + text, max_tokens=1, echo=True, logprobs=0),
                                 (row["situation_id"], row["phrasing"], row["sample"], "ref", i))
             lp = resp.choices[0].logprobs
-            toks, vals = list(lp.tokens or []), list(lp.token_logprobs or [])
-            text_start = len(prefix)   # tokens from here to the end of the turn's text are the turn's (echo may append one generated token)
-            pos, pieces = 0, []
-            for t, v in zip(toks, vals):
-                if pos >= text_start and pos < len(prefix) + len(m["content"]) and v is not None: pieces.append(float(v))
-                pos += len(t)
-            out += pieces
-        return out
+            spans = token_spans(list(lp.tokens or []), list(lp.token_logprobs or []), getattr(lp, "text_offset", None), prefix + text)
+            start = len(prefix)
+            for j, (t, v) in enumerate(zip(toks, lps)):
+                key = (start, start + len(t)); start += len(t)
+                if key not in spans: raise NotAligned(f"message {i}, token {j} ({t!r}): the reference tokenised it differently. "
+                                                      "Fix: use a reference model with the policy's tokenizer")
+                pol.append(float(v)); ref.append(spans[key])
+        return {"policy": pol, "reference": ref, "tokens": len(pol), "skipped_turns": skipped}
 
+# %% ../nbs/12_models.ipynb #8d142158
 def kl_estimate(policy_logprobs, ref_logprobs) -> dict:
-    "Per-row KL estimate E[log p - log q] over the shared token prefix, with how many tokens it used."
-    n = min(len(policy_logprobs), len(ref_logprobs))
-    if n == 0: return {"kl": None, "tokens": 0, "aligned": False}
-    d = np.asarray(policy_logprobs[:n], float) - np.asarray(ref_logprobs[:n], float)
-    return {"kl": float(d.mean()), "tokens": n, "aligned": len(policy_logprobs) == len(ref_logprobs)}
+    "Per-row KL estimate E[log p - log q] over tokens matched one for one; no estimate (`kl` None) when the lists do not match."
+    aligned = len(policy_logprobs) == len(ref_logprobs)
+    if not aligned or not len(policy_logprobs): return {"kl": None, "tokens": 0, "aligned": aligned}
+    d = np.asarray(policy_logprobs, float) - np.asarray(ref_logprobs, float)
+    return {"kl": float(d.mean()), "tokens": len(d), "aligned": True}

@@ -255,7 +255,7 @@ async def play(ctx: Ctx, agent, user, opts: RolloutOptions, run_id: str) -> dict
     "One rollout of `ctx` between `agent`, `user` and the situation's sandbox, as a row."
     sit, t0 = ctx.situation, time.perf_counter()
     box = sit.sandbox()
-    messages, calls, meta, error = [], [], {"token_logprobs": [], "logprob_sum": None, "token_count": None, "usage": {}}, None
+    messages, calls, meta, error = [], [], {"token_logprobs": [], "agent_tokens": [], "logprob_sum": None, "token_count": None, "usage": {}}, None
     flaw = None
     try:
         first = await with_retries(lambda: user.respond(messages, ctx), ctx.key + ("user", 0), opts)
@@ -267,6 +267,8 @@ async def play(ctx: Ctx, agent, user, opts: RolloutOptions, run_id: str) -> dict
             msg = dict(msg); m = msg.pop("_meta", None) or {}
             flaw = m.get("flaw", flaw)
             if m.get("token_logprobs"): meta["token_logprobs"] += list(m["token_logprobs"])
+            if m.get("tokens"):    # which message these tokens spell, so a reference model can score exactly them
+                meta["agent_tokens"].append({"message": len(messages), "tokens": list(m["tokens"]), "logprobs": list(m["token_logprobs"])})
             for k in ("logprob_sum", "token_count"):
                 if m.get(k) is not None: meta[k] = (meta[k] or 0) + m[k]
             for k, v in (m.get("usage") or {}).items(): meta["usage"][k] = meta["usage"].get(k, 0) + v
@@ -288,8 +290,10 @@ async def play(ctx: Ctx, agent, user, opts: RolloutOptions, run_id: str) -> dict
             "cell": sit.cell, "arm": sit.arm, "messages": messages, "tools_used": sorted({c["tool"] for c in calls}),
             "calls": calls, "faults": box.events, "state_hash_before": box.hash_before, "state_hash_after": box.state_hash(),
             "reference_hash": sit.reference_hash, "signature": signature(calls, box.events, outcome),
-            "policy_version": ctx.spec.policy_version, "sampling": dict(getattr(agent, "sampling", {}) or {}),
+            "policy_version": ctx.spec.policy_version, "agent_family": str(getattr(agent, "family", "") or "custom"),
+            "sampling": dict(getattr(agent, "sampling", {}) or {}),
             "logprob_sum": meta["logprob_sum"], "token_count": meta["token_count"], "token_logprobs": meta["token_logprobs"],
+            "agent_tokens": meta["agent_tokens"],
             "usage": meta["usage"], "timings": {"seconds": round(time.perf_counter() - t0, 6)}, "error": error, "flaw": flaw,
             "rules": [], "judge": None, "reward": None}
 

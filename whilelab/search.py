@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_search.ipynb #c1f88adc
 from __future__ import annotations
-import collections, json
+import collections, json, math
 import numpy as np
 import xarray as xr
 from .core import AgentSpec, canonical_json, rng_for, run_sync
@@ -14,27 +14,45 @@ from .cover import coverage, plan_cells
 from .rollout import situation_from_cell, rollouts, delivered_cell, row_key
 
 # %% auto #0
-__all__ = ['clamp_weights', 'update_weights', 'allocate', 'TemplateWriter', 'Search', 'step', 'run', 'history_dataset',
-           'plot_history']
+__all__ = ['clamp_weights', 'update_weights', 'allocate', 'batch_counts', 'TemplateWriter', 'Search', 'step', 'run',
+           'history_dataset', 'plot_history']
 
 # %% ../nbs/03_search.ipynb #39249040
-def clamp_weights(w: dict, floors: dict, caps: dict) -> dict:
-    "Weights renormalised to sum to 1 with every arm within [floor, cap] (bounded arms fixed, the rest rescaled)."
-    if sum(floors.get(a, 0) for a in w) > 1 + 1e-12 or sum(caps.get(a, 1) for a in w) < 1 - 1e-12:
-        raise ValueError(f"floors {floors} and caps {caps} cannot both hold for weights summing to 1. Fix: lower a floor or raise a cap")
-    w, fixed = {a: max(0.0, float(v)) for a, v in w.items()}, {}
-    for _ in range(len(w) + 1):
-        free = [a for a in w if a not in fixed]
-        mass, tot = 1 - sum(fixed.values()), sum(w[a] for a in free)
-        cur = {a: (w[a] / tot * mass if tot > 0 else mass / max(1, len(free))) for a in free}
-        viol = {a: floors.get(a, 0.0) for a in free if cur[a] < floors.get(a, 0.0) - 1e-12}
-        viol.update({a: caps.get(a, 1.0) for a in free if cur[a] > caps.get(a, 1.0) + 1e-12})
-        if not viol: return {a: (fixed | cur)[a] for a in w}
-        fixed.update(viol)
-    return {a: (fixed | cur)[a] for a in w}
+def _clip_scaled(w: dict, lo: dict, hi: dict) -> dict:
+    "`clip(lam * w[a], lo[a], hi[a])` with `lam` chosen so the values sum to 1 (the sum rises with `lam`: bisect, then solve exactly)."
+    total = lambda lam: sum(min(hi[a], max(lo[a], lam * w[a])) for a in w)
+    a_, b_ = 0.0, 1.0
+    while total(b_) < 1 and b_ < 1e300: b_ *= 2
+    for _ in range(200):
+        m = (a_ + b_) / 2
+        a_, b_ = (m, b_) if total(m) < 1 else (a_, m)
+    out = {a: min(hi[a], max(lo[a], b_ * w[a])) for a in w}
+    free = [a for a in w if lo[a] < out[a] < hi[a]]
+    if free:                                            # the bound arms are known now: solve lam exactly for the rest
+        lam = (1 - sum(v for a, v in out.items() if a not in free)) / sum(w[a] for a in free)
+        out.update({a: lam * w[a] for a in free})
+    return out
 
+def clamp_weights(w: dict,       # arm -> weight (any scale, finite, >= 0)
+                  floors: dict,  # arm -> least share (missing: 0)
+                  caps: dict     # arm -> largest share (missing: 1)
+                 ) -> dict:
+    "Shares that sum to 1, each `clip(lam * w, floor, cap)`: proportional to `w` wherever no bound binds."
+    bad = {a: v for a, v in w.items() if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0}
+    if bad: raise ValueError(f"arm weights must be finite numbers >= 0, got {bad}. Fix: check the yields and weights fed in")
+    lo, hi = {a: float(floors.get(a, 0.0)) for a in w}, {a: float(caps.get(a, 1.0)) for a in w}
+    if sum(lo.values()) > 1 + 1e-12 or sum(hi.values()) < 1 - 1e-12 or any(lo[a] > hi[a] for a in w):
+        raise ValueError(f"floors {floors} and caps {caps} cannot both hold for weights summing to 1. Fix: lower a floor or raise a cap")
+    w = {a: float(v) for a, v in w.items()} if any(w.values()) else dict.fromkeys(w, 1.0)
+    if sum(hi[a] if w[a] > 0 else lo[a] for a in w) < 1 - 1e-12:   # the weighted arms all at their caps leave mass over:
+        w = {a: v or 1e-12 for a, v in w.items()}                  # the zero-weight arms take it, equally
+    return _clip_scaled(w, lo, hi)
+
+# %% ../nbs/03_search.ipynb #dfe30190
 def update_weights(w: dict, yields: dict, opts: SearchOptions) -> dict:
-    "One batch's update: `w *= 1 + growth * yield` for the arms that ran, then renormalise and clamp."
+    "One batch's update: `w *= 1 + growth * yield` for the arms that ran, then clamp to the floors and caps."
+    bad = {a: y for a, y in yields.items() if isinstance(y, bool) or not isinstance(y, (int, float)) or not 0 <= y <= 1}
+    if bad: raise ValueError(f"yields must be shares in [0, 1], got {bad}. Fix: an arm that played nothing has no yield: leave it out")
     return clamp_weights({a: v * (1 + opts.growth * yields.get(a, 0.0)) for a, v in w.items()}, opts.floors, opts.caps)
 
 def allocate(w: dict, n: int, u: float = 0.5) -> dict:
@@ -43,6 +61,28 @@ def allocate(w: dict, n: int, u: float = 0.5) -> dict:
     cum = cum / cum[-1] if len(cum) and cum[-1] > 0 else cum
     out = dict.fromkeys(arms, 0)
     for i in range(n): out[arms[min(int(np.searchsorted(cum, (u + i) / n, side="right")), len(arms) - 1)]] += 1
+    return out
+
+# %% ../nbs/03_search.ipynb #bb25215d
+def batch_counts(w: dict,         # arm -> weight, for the arms that can run this batch
+                 n: int,          # situations in the batch
+                 floors: dict,    # arm -> least share of the batch
+                 caps: dict,      # arm -> largest share of the batch
+                 u: float = 0.5   # systematic-sampling offset in [0, 1)
+                ) -> dict:
+    "Situations per arm for one batch: each arm's played share stays within [floor, cap]; a share an arm cannot take goes to arms under their caps."
+    lo = {a: math.ceil(floors.get(a, 0.0) * n - 1e-9) for a in w}
+    hi = {a: math.floor(caps.get(a, 1.0) * n + 1e-9) for a in w}
+    if sum(caps.get(a, 1.0) for a in w) >= 1 - 1e-12: share = clamp_weights(w, {a: floors.get(a, 0.0) for a in w}, caps)
+    else: share = {a: caps.get(a, 1.0) for a in w}           # only capped arms can run: each at its cap, the batch is smaller
+    want = min(n, sum(hi.values()))
+    out = {a: min(hi[a], max(lo[a], c)) for a, c in allocate(share, want, u).items()}
+    while sum(out.values()) > want:                          # a batch too small for every floor: trim the arm furthest above its share
+        a = max((a for a in w if out[a] > 0), key=lambda a: (out[a] > lo[a], out[a] - share[a] * n))
+        out[a] -= 1
+    while sum(out.values()) < want:                          # clipping left room: fill the arm furthest below its share
+        a = max((a for a in w if out[a] < hi[a]), key=lambda a: share[a] * n - out[a])
+        out[a] += 1
     return out
 
 # %% ../nbs/03_search.ipynb #1a3a22e4
@@ -64,13 +104,14 @@ class Search:
     "The five-arm search over a plan: `step()` plays one batch, `run()` plays to saturation or budget."
     def __init__(self, spec: AgentSpec, agent, user, axes: Axes, plan: xr.Dataset, options: SimOptions,
                  judge=None, writer=None, store=None, run_id: str = "run", progress: bool = False, executor=None):
-        from whilelab.grade import RuleJudge
+        from whilelab.grade import RuleJudge, check_judge_family
         self.spec, self.agent, self.user, self.axes, self.options = spec, agent, user, axes, options
         so = options.search or SearchOptions()
         self.weights, self.floors, self.caps = clamp_weights(dict(so.weights), dict(so.floors), dict(so.caps)), dict(so.floors), dict(so.caps)
         self.growth, self.batch_situations, self.patience, self.budget = so.growth, so.batch_situations, so.patience, so.budget
         self.max_attempts, self.attempts = so.max_attempts, collections.Counter()
-        self.judge = judge or RuleJudge(spec)
+        self.judge = judge or RuleJudge(spec, opts=options.grade)
+        check_judge_family(self.judge, [getattr(agent, "family", "") or ""], options.grade)   # refused before anything is played
         self.writer = writer if writer is not None else TemplateWriter(axes, options.seed)
         self.store, self.run_id, self.progress, self.executor = store, run_id, progress, executor
         self.plan, self.cells = plan, plan_cells(plan)
@@ -147,10 +188,11 @@ def step(self) -> dict | None:
     if self.stopped: return None
     why = self._available()
     can = {a: self.weights[a] for a in ARMS if why[a] is None and self.weights[a] > 0}
-    used = {a: v / sum(can.values()) for a, v in can.items()} if can else {}
-    if not used: self.stopped = "no arm can run: " + "; ".join(f"{a}: {why[a] or 'weight 0'}" for a in ARMS); return None
+    if not can: self.stopped = "no arm can run: " + "; ".join(f"{a}: {why[a] or 'weight 0'}" for a in ARMS); return None
     n_sit = min(self.batch_situations, max(0, (self.budget - self.total) // self.per_situation))
-    alloc = allocate(used, n_sit, rng_for(self.options.seed, "allocate", self.batch).random()) if used else {}
+    alloc = batch_counts(can, n_sit, self.floors, self.caps, rng_for(self.options.seed, "allocate", self.batch).random())
+    if n_sit and not sum(alloc.values()):
+        self.stopped = f"no arm can run: only {sorted(can)} can, and their caps allow none of {n_sit} situations"; return None
     taken, plan = set(), []
     for arm in ARMS:
         if alloc.get(arm): plan += [(arm, c, v, o) for c, v, o in self._cells_for(arm, alloc[arm], taken)]
@@ -161,7 +203,7 @@ def step(self) -> dict | None:
     ids = {s.id for s in sits}
     new = [r for r in rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings, self.options.k_samples, self.options.seed,
                                store=self.store, opts=self.options.rollout, run_id=self.run_id, progress=self.progress, executor=self.executor) if r["situation_id"] in ids]
-    new = grade(new, self.spec, self.judge)
+    new = grade(new, self.spec, self.judge, agent=self.agent, opts=self.options.grade)
     arm_of = {s.id: s.arm for s in sits}
     per_arm = collections.defaultdict(list)
     for r in new: per_arm[arm_of[r["situation_id"]]].append(r)
@@ -181,7 +223,8 @@ def step(self) -> dict | None:
     rec = {"batch": self.batch, "rollouts": self.total, "new_signatures": len(fresh_sigs), "signatures": len(self.sigs),
            "coverage": cov, "cells_delivered": sum(self.deliveries[canonical_json(c)] >= self.options.k_samples for c in self.cells) / len(self.cells),
            "undeliverable": len(self.undeliverable()),
-           "arms": {a: {"weight": before[a], "used": used.get(a, 0.0), "situations": alloc.get(a, 0), "rollouts": len(per_arm.get(a, [])),
+           "arms": {a: {"weight": before[a], "used": len(per_arm.get(a, [])) / max(1, len(new)), "situations": alloc.get(a, 0),
+                        "rollouts": len(per_arm.get(a, [])),
                         "yield": yields.get(a, np.nan), "note": why[a] or ""} for a in ARMS}}
     self.history.append(rec); self.batch += 1
     if self.quiet >= self.patience and not self.undelivered(): self.stopped = "saturated"
@@ -199,7 +242,7 @@ Search.step, Search.run = step, run
 
 # %% ../nbs/03_search.ipynb #faac7166
 def history_dataset(self) -> xr.Dataset:
-    "Per (batch, arm): weight, weight used, situations, rollouts, yield, note; per batch: coverage, signatures, rollouts."
+    "Per (batch, arm): weight, share of the batch played (`used`), situations, rollouts, yield, note; per batch: coverage, signatures, rollouts."
     H, B = self.history, range(len(self.history))
     arm_var = lambda k, dtype=float: (("batch", "arm"), np.array([[h["arms"][a][k] for a in ARMS] for h in H], dtype=dtype).reshape(len(H), len(ARMS)))
     return xr.Dataset({"weight": arm_var("weight"), "used": arm_var("used"), "situations": arm_var("situations", int),

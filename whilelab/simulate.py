@@ -17,7 +17,7 @@ from .rollout import situation_from_cell, rollouts, delivered_cell, RowStore, re
 from .models import ScriptedAgent, TemplateUser
 
 # %% auto #0
-__all__ = ['Simulation', 'reward_tensor', 'simulate', 'save', 'load']
+__all__ = ['NOT_IN_ROWS', 'Simulation', 'reward_tensor', 'row_options', 'simulate', 'save', 'load']
 
 # %% ../nbs/13_simulate.ipynb #4235cb96
 @dataclass
@@ -67,6 +67,15 @@ def reward_tensor(rows, situations, options: SimOptions) -> xr.Dataset:
         coords[a] = ("situation", [str(s.cell.get(a)) for s in situations])
     return xr.Dataset({"reward": (("situation", "phrasing", "sample"), R)}, coords=coords)
 
+# %% ../nbs/13_simulate.ipynb #44e10bd7
+NOT_IN_ROWS = ("concurrency", "flush_rows", "flush_seconds")   # how fast rows are played and stored, never what they say
+
+def row_options(opts: SimOptions) -> dict:
+    "The options that can change a row, as a dict: what a run id hashes, so a run resumes at any concurrency."
+    d = dataclasses.asdict(opts)
+    for k in NOT_IN_ROWS: d["rollout"].pop(k)
+    return d
+
 # %% ../nbs/13_simulate.ipynb #c5cb0701
 def simulate(agent=None,                      # the agent under test (default: the offline `ScriptedAgent`)
              tools=None,                      # its tools, any format (default: the built-in example's)
@@ -91,7 +100,7 @@ def simulate(agent=None,                      # the agent under test (default: t
     user = TemplateUser(opts.rollout) if user is None else user
     axes = axes or default_axes(spec.tools, spec.policy)
     plan = covering_array(axes, strength=opts.strength, seed=opts.seed)
-    run_id = "r" + stable_hash(spec.policy_version, axes.levels, axes.constraints, dataclasses.asdict(opts),
+    run_id = "r" + stable_hash(spec.policy_version, axes.levels, axes.constraints, row_options(opts),
                                getattr(agent, "name", type(agent).__name__), getattr(agent, "sampling", {}),
                                getattr(user, "name", type(user).__name__), n=10)
     store = None

@@ -105,7 +105,7 @@ class SearchPanel:
             self.weight[a].observe(lambda ch, a=a: self._on_weight(a, ch["new"]), names="value")
             self.floor[a].observe(lambda ch, a=a: self._on_bounds(), names="value")
             self.cap[a].observe(lambda ch, a=a: self._on_bounds(), names="value")
-        self.batch.observe(lambda ch: setattr(self.search, "batch_situations", ch["new"]), names="value")
+        self.batch.observe(lambda ch: self._on_batch(ch["new"]), names="value")
         self.step_btn.on_click(lambda _: self.step()); self.run_btn.on_click(lambda _: self.run()); self.pause_btn.on_click(lambda _: self.pause())
         self._pause, self._thread = threading.Event(), None
         rows = [W.HBox([self.weight[a], self.floor[a], self.cap[a]]) for a in ARMS]
@@ -126,11 +126,27 @@ def _on_weight(self, arm, value):
 def _on_bounds(self):
     if self._sync: return
     from whilelab.search import clamp_weights
+    from whilelab.defaults import unfit_arms
     floors, caps = {a: self.floor[a].value for a in ARMS}, {a: self.cap[a].value for a in ARMS}
-    try: w = clamp_weights(self.search.weights, floors, caps)
+    try:
+        w = clamp_weights(self.search.weights, floors, caps)
+        if unfit_arms(self.search.batch_situations, floors, caps):
+            raise ValueError(f"{unfit_arms(self.search.batch_situations, floors, caps)} cannot play a share within these bounds in a "
+                             f"{self.search.batch_situations}-situation batch. Fix: widen the bounds or enlarge the batch")
     except ValueError as e: self.status.value = f"<b>{html.escape(str(e))}</b>"; return
     self.search.floors, self.search.caps, self.search.weights = floors, caps, w
     self._show_weights()
+
+def _on_batch(self, n):
+    "A batch size the floors and caps fit in whole situations reaches the engine; another is refused and the slider put back."
+    if self._sync: return
+    from whilelab.defaults import unfit_arms
+    bad = unfit_arms(n, self.search.floors, self.search.caps)
+    if not bad: self.search.batch_situations = n; return
+    self.status.value = f"<b>{html.escape(f'a {n}-situation batch cannot give {bad} a share within their floor and cap; kept {self.search.batch_situations}')}</b>"
+    self._sync = True
+    try: self.batch.value = self.search.batch_situations
+    finally: self._sync = False
 
 def _show_weights(self):
     self._sync = True
@@ -156,7 +172,7 @@ def pause(self):
     if self._thread is not None: self._thread.join()
     self.refresh()
 
-SearchPanel._on_weight, SearchPanel._on_bounds, SearchPanel._show_weights = _on_weight, _on_bounds, _show_weights
+SearchPanel._on_weight, SearchPanel._on_bounds, SearchPanel._on_batch, SearchPanel._show_weights = _on_weight, _on_bounds, _on_batch, _show_weights
 SearchPanel.step, SearchPanel.run, SearchPanel.pause = step, run, pause
 
 # %% ../nbs/14_widgets.ipynb #29ad2f34
