@@ -200,3 +200,30 @@ def test_live_claude_end_to_end():
                    axes=small, progress=False)
     assert sim.rows and all(r["error"] is None for r in sim.rows) and all(r["usage"].get("output_tokens") for r in sim.rows)
     assert os.environ["ANTHROPIC_API_KEY"] not in canonical_json(sim.rows)
+
+def test_dotted_tool_names_reach_the_apis_as_aliases_and_come_back_as_themselves():
+    """BFCL-style names ('math.factorial') are refused by both APIs: they see the alias, the row keeps the name."""
+    from whilelab.core import AgentSpec
+    spec = AgentSpec("calc", [{"name": "math.factorial", "description": "Compute n!", "parameters": {"type": "dict",
+                               "properties": {"n": {"type": "integer"}}, "required": ["n"]}}], "Answer with the tool's result.")
+    sit = situation_from_cell({"tool": "math.factorial", "rule": "x", "stance": "cooperative", "world": "exists", "condition": "ok",
+                               "history": "fresh"}, spec, seed=0)
+    seen = []
+    def claude(request):
+        body = json.loads(request.content); seen.append(body)
+        if len(seen) == 1: return httpx.Response(200, json=message([{"type": "tool_use", "id": "toolu_1", "name": "math_factorial", "input": {"n": 5}}], "tool_use"))
+        return httpx.Response(200, json=message([{"type": "text", "text": "5! is 120."}]))
+    row = rollouts([sit], spec, agent(claude), TemplateUser(), opts=FAST, progress=False)[0]
+    assert [t["name"] for t in seen[0]["tools"]] == ["math_factorial"]                    # the API sees a name it accepts
+    assert seen[1]["messages"][1]["content"][0]["name"] == "math_factorial"              # and the history it sent back, too
+    assert row["calls"] == [{"tool": "math.factorial", "status": "ok"}]                   # the row keeps the tool's own name
+    assert row["messages"][1]["tool_calls"][0]["function"]["name"] == "math.factorial"
+    def chat_server(request):
+        body = json.loads(request.content); seen.append(body)
+        if not any(m["role"] == "assistant" for m in body["messages"]):
+            return httpx.Response(200, json=chat(None, [{"id": "call_1", "type": "function", "function": {"name": "math_factorial", "arguments": '{"n": 5}'}}]))
+        return httpx.Response(200, json=chat("5! is 120."))
+    oa = OpenAIAgent("m", backend=OpenAIBackend("m", base_url="http://vllm.local/v1", transport=httpx.MockTransport(chat_server), opts=FAST))
+    row = rollouts([sit], spec, oa, TemplateUser(), opts=FAST, progress=False)[0]
+    assert seen[-1]["tools"][0]["function"]["name"] == "math_factorial" and row["calls"] == [{"tool": "math.factorial", "status": "ok"}]
+    assert seen[-1]["messages"][2]["tool_calls"][0]["function"]["name"] == "math_factorial"

@@ -45,3 +45,8 @@ def test_schema_command_prints_row_schema(tmp_path):
 def test_bad_command_is_refused(tmp_path):
     r = run("frobnicate", cwd=tmp_path)
     assert r.returncode != 0 and "invalid choice" in r.stderr
+
+def test_help_lists_every_option_with_its_reason(tmp_path):
+    r = run("run", "--help", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "--k-samples" in r.stdout and "70-97%" in r.stdout          # a reason with a % in it prints as written

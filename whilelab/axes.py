@@ -4,18 +4,30 @@
 
 # %% ../nbs/01_axes.ipynb #db94ac63
 from __future__ import annotations
-import re
+import functools, re, warnings
 from dataclasses import dataclass
+from .defaults import AxesOptions
 from .core import tools as as_tools, stable_hash, AgentSpec
 
 # %% auto #0
-__all__ = ['STANCES', 'WORLD_STATES', 'CONDITIONS', 'HISTORY', 'Clause', 'clause_id', 'policy_clauses', 'Axis', 'Axes', 'add',
-           'drop', 'rename', 'restrict', 'forbid', 'default_axes', 'agent_axes']
+__all__ = ['STANCES', 'WORLD_STATES', 'CONDITIONS', 'HISTORY', 'NO_RULE', 'Clause', 'clause_id', 'policy_clauses', 'Axis', 'Axes',
+           'add', 'drop', 'rename', 'restrict', 'forbid', 'default_axes', 'agent_axes']
 
 # %% ../nbs/01_axes.ipynb #87fdde0d
 _NORMATIVE = re.compile(r"\b(must|should|shall|never|always|only|cannot|can't|can not|do not|don't|not allowed|"
                         r"need(s)? to|ha(ve|s) to|required?|may not|refuse|deny|forbidden|before|at most|at least|"
-                        r"if and only if|unless|escalate|transfer|confirm)\b", re.I)
+                        r"if and only if|unless|escalate|transfer|confirm|"
+                        r"muss|müssen|musst|soll|sollst|sollen|darf|dürfen|niemals|nie|immer|nur|nicht|kein|keine|stets|bevor|"   # de
+                        r"doit|doivent|jamais|toujours|seulement|interdit|avant|"                                                # fr
+                        r"debe|deben|nunca|siempre|solo|prohibido|antes)\b"                                                     # es
+                        r"|必须|不得|不要|禁止|应该|应当|只能|需要|务必|切勿|不能|不可|确认|之前|"                                   # zh
+                        r"しなければ|してはいけない|必ず|禁止|確認", re.I)
+# a clause that opens with one of these is an instruction even without a modal: "Verify the user."
+_IMPERATIVES = set(("verify ask confirm check make ensure use tell inform explain offer provide collect obtain deny refuse decline greet "
+                    "apologize apologise avoid keep follow treat respond reply answer try do be give let help call contact escalate transfer "
+                    "send notify record log remind validate authenticate identify look find get search list read cancel refund update "
+                    "change modify create book return exchange remove delete add set issue submit place reset edit write post apply "
+                    "please stay limit include mention state repeat wait hand route direct encourage suggest recommend consult say").split())
 _STOP = {"the", "a", "an", "you", "to", "of", "and", "or", "if", "it", "is", "be", "that", "this", "in", "on",
          "for", "with", "any", "can", "should", "must", "only", "your", "their", "at", "as", "by", "are"}
 
@@ -29,15 +41,17 @@ class Clause:
 
 def clause_id(text: str) -> str:
     "A short id that reads as English and is stable for the same clause text."
-    words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _STOP]
+    words = [w[:12] for w in re.findall(r"[^\W_]+", text.lower()) if w not in _STOP]   # any script; unspaced scripts give one long word
     return "-".join(words[:3]) + "-" + stable_hash(" ".join(text.lower().split()), n=4)
 
 # %% ../nbs/01_axes.ipynb #c73a7aec
-_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
+_BULLETS = "•▪◦‣·"
+_ITEM = re.compile(rf"^\s*(?:[-*+{_BULLETS}]|\d+[.)])\s+(.*)$")
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ÞА-ЯΑ-Ω\"'(«„“])|(?<=[。！？；])")   # Latin, Cyrillic, Greek capitals; CJK stops need no space
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 def _blocks(policy: str):
-    "Yield (section, text, is_item) for each list item and prose paragraph of `policy`."
+    "Yield (section, text, is_item) for each list item and prose paragraph of `policy`; a line ending in ':' heads what follows."
     section, para, item = "", [], None
     def flush():
         nonlocal para, item
@@ -48,24 +62,54 @@ def _blocks(policy: str):
         s = line.strip()
         if not s: yield from flush(); continue
         if s.startswith("#"): yield from flush(); section = s.lstrip("#").strip(); continue
+        if s.endswith((":", "：")) and len(s) < 120: yield from flush(); section = s.rstrip(":：").strip(); continue
         m = _ITEM.match(line)
-        if m: yield from flush(); item = [m.group(1).strip()]; continue
+        if m:
+            yield from flush()
+            parts = [p.strip() for p in re.split(rf"\s*[{_BULLETS}]\s+", m.group(1)) if p.strip()]   # "• a. • b." on one line
+            for p in parts[:-1]: yield section, p, True
+            item = [parts[-1]] if parts else []; continue
         if item is not None: item.append(s)
         else: para.append(s)
     yield from flush()
 
-def policy_clauses(policy: str) -> list[Clause]:
-    "The clauses of `policy`: list items whole, prose split into sentences; duplicates dropped."
-    out, seen = [], set()
-    for section, text, is_item in _blocks(policy):
-        for sent in ([text] if is_item else _SENT.split(text)):
-            sent = " ".join(sent.split())
-            if len(re.findall(r"[A-Za-z]+", sent)) < 3: continue
-            cid = clause_id(sent)
-            if cid in seen: continue
-            seen.add(cid)
-            out.append(Clause(cid, sent, section, "rule" if _NORMATIVE.search(sent) else "fact"))
+# %% ../nbs/01_axes.ipynb #5a785cc4
+def _sentences(text: str) -> list[str]:
+    "Sentences of a paragraph, never split inside a quotation."
+    out = []
+    for piece in _SENT.split(text):
+        if out and (out[-1].count('"') % 2 or out[-1].count("“") > out[-1].count("”") or out[-1].count("«") > out[-1].count("»")):
+            out[-1] += " " + piece
+        else: out.append(piece)
     return out
+
+def _kind(sent: str) -> str:
+    "'rule' for an instruction (a modal in any of the languages above, or an imperative opening), else 'fact'."
+    first = (re.findall(r"[^\W\d_]+", sent.lower()) or [""])[0]
+    return "rule" if _NORMATIVE.search(sent) or first in _IMPERATIVES else "fact"
+
+def _long_enough(sent: str) -> bool:
+    "At least three words, or four characters of a script written without spaces."
+    return len(re.findall(r"[^\W\d_]+", sent)) >= 3 or len(_CJK.findall(sent)) >= 4
+
+@functools.lru_cache(maxsize=64)
+def _clauses(policy: str) -> tuple:
+    out, seen, ids = [], set(), set()
+    for section, text, is_item in _blocks(policy):
+        for sent in ([text] if is_item else _sentences(text)):
+            sent = " ".join(sent.split())
+            norm = " ".join(sent.lower().split())
+            if not _long_enough(sent) or sent.endswith((":", "：")) or norm in seen: continue
+            seen.add(norm)
+            cid = clause_id(sent)
+            if cid in ids: cid = cid[: cid.rfind("-") + 1] + stable_hash(norm, n=10)   # two clauses, one short id: a longer hash tells them apart
+            ids.add(cid)
+            out.append(Clause(cid, sent, section, _kind(sent)))
+    return tuple(out)
+
+def policy_clauses(policy: str) -> list[Clause]:
+    "The clauses of `policy`: list items whole, prose split into sentences (any language), headers dropped, duplicates once. Parsed once per text."
+    return list(_clauses(policy))
 
 # %% ../nbs/01_axes.ipynb #7776c4c4
 @dataclass(frozen=True)
@@ -186,15 +230,34 @@ HISTORY = {
 }
 
 # %% ../nbs/01_axes.ipynb #2445ba08
-def default_axes(tools, policy: str, include_facts: bool = False) -> Axes:
+NO_RULE = {"no-rule": "the policy states no rule: situations test the tools alone"}
+
+def _rule_values(policy: str, include_facts: bool, opts: AxesOptions) -> dict:
+    "Rule axis values: the policy's rules (its facts too, if asked or if it has no rules), at most `opts.max_rules`, spread over the policy."
+    cl = policy_clauses(policy)
+    rules = [c for c in cl if include_facts or c.kind == "rule"]
+    if not rules and cl:
+        warnings.warn(f"the policy has no rules, only {len(cl)} statements of fact: the rule axis tests those", stacklevel=3); rules = cl
+    if not rules:
+        warnings.warn("the policy is empty: the rule axis has one value, 'no-rule'. Pass the agent's policy to test it", stacklevel=3)
+        return dict(NO_RULE)
+    if len(rules) > opts.max_rules:
+        warnings.warn(f"the policy has {len(rules)} rules; the rule axis keeps {opts.max_rules}, spread evenly over it "
+                      f"(AxesOptions(max_rules=...) to change)", stacklevel=3)
+        rules = [rules[i * len(rules) // opts.max_rules] for i in range(opts.max_rules)]
+    return {c.id: c.text for c in rules}
+
+def default_axes(tools,                            # the agent's tools, any format
+                 policy: str,                      # its policy text, any language; may be empty
+                 include_facts: bool = False,      # put statements of fact on the rule axis too
+                 opts: AxesOptions | None = None   # `max_rules`
+                ) -> Axes:
     "The six default axes for an agent with `tools` and `policy`; read-only tools never meet a write conflict."
     ts = as_tools(tools)
     if not ts: raise ValueError("an agent needs at least one tool. Fix: pass tools=[...] (functions or tool dicts)")
-    clauses = [c for c in policy_clauses(policy) if include_facts or c.kind == "rule"]
-    if not clauses: raise ValueError("the policy has no clauses. Fix: pass the agent's policy text (prose or a list of rules)")
     axes = Axes([
         Axis("tool", {t.name: t.description for t in ts}, "the tool the situation needs"),
-        Axis("rule", {c.id: c.text for c in clauses}, "the policy clause the situation puts to the test"),
+        Axis("rule", _rule_values(policy or "", include_facts, opts or AxesOptions()), "the policy clause the situation puts to the test"),
         Axis("stance", STANCES, "how the simulated person behaves"),
         Axis("world", WORLD_STATES, "the state of the records the request touches"),
         Axis("condition", CONDITIONS, "how the tool behaves when called"),

@@ -77,7 +77,8 @@ def main(argv=None) -> int:
     r.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="play the rollouts on Ray: 'auto', 'ray://head:10001', or no value for a local instance (needs whilelab[ray])")
     for name, f in SimOptions.__dataclass_fields__.items():
-        if f.type in ("int", int): r.add_argument(f"--{name.replace('_', '-')}", type=int, default=f.default, help=f"{f.metadata['why']} (default: {f.default})")
+        if f.type in ("int", int):   # argparse %-formats help text: a reason quoting '70-97%' must escape its %
+            r.add_argument(f"--{name.replace('_', '-')}", type=int, default=f.default, help=f"{f.metadata['why']} (default: {f.default})".replace("%", "%%"))
     sub.add_parser("schema", help="print the JSON Schema of a rollout row")
     a = p.parse_args(argv)
     try:

@@ -4,17 +4,18 @@
 
 # %% ../nbs/00_core.ipynb #d018efd4
 from __future__ import annotations
-import copy, hashlib, inspect, json, os, re, typing
+import collections, copy, hashlib, inspect, json, os, re, typing
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 
 # %% auto #0
 __all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'MIN_SECRET_LEN', 'canonical_json',
-           'stable_hash', 'derive_seed', 'rng_for', 'SchemaError', 'normalize_schema', 'type_schema', 'parse_docstring',
-           'guess_effect', 'Tool', 'tools', 'validate_row', 'graded_rows', 'AgentSpec', 'find_customer', 'list_orders',
-           'get_order', 'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront',
-           'shared_data', 'content_words', 'env_secrets', 'redact', 'find_secrets', 'run_sync']
+           'stable_hash', 'derive_seed', 'rng_for', 'SchemaError', 'normalize_schema', 'check_refs', 'type_schema',
+           'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row', 'graded_rows', 'AgentSpec',
+           'find_customer', 'list_orders', 'get_order', 'cancel_order', 'refund_order', 'update_shipping_address',
+           'escalate_to_human', 'shopfront', 'shared_data', 'content_words', 'env_secrets', 'redact', 'find_secrets',
+           'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
 def canonical_json(obj) -> str:
@@ -90,7 +91,31 @@ def normalize_schema(schema, tool: str = "?", path: str = "input_schema") -> dic
         if key in s and (not isinstance(s[key], list) or not s[key]):
             raise SchemaError(tool, f"{path}.{key}", "expected a non-empty list of schemas", f'write {key} as [{{"type": "string"}}, ...]')
         if key in s: s[key] = [normalize_schema(x, tool, f"{path}.{key}[{i}]") for i, x in enumerate(s[key])]
+    for key in ("$defs", "definitions"):
+        if key in s:
+            if not isinstance(s[key], dict): raise SchemaError(tool, f"{path}.{key}", "expected an object mapping names to schemas", f'write {key} as {{"Name": {{...}}}}')
+            s[key] = {k: normalize_schema(v, tool, f"{path}.{key}.{k}") for k, v in s[key].items()}
+    if isinstance(s.get("additionalProperties"), dict): s["additionalProperties"] = normalize_schema(s["additionalProperties"], tool, f"{path}.additionalProperties")
     return s
+
+def check_refs(schema: dict, tool: str = "?", path: str = "input_schema"):
+    "Refuse a `$ref` that points nowhere in `schema` (a typo in `$defs`) or outside it, naming where it stands."
+    def walk(x, where):
+        if isinstance(x, dict):
+            ref = x.get("$ref")
+            if ref is not None:
+                target = schema
+                for part in (ref[2:].split("/") if isinstance(ref, str) and ref.startswith("#/") else [None]):
+                    part = part.replace("~1", "/").replace("~0", "~") if part is not None else None
+                    target = target.get(part) if isinstance(target, dict) and part is not None else None
+                if not isinstance(target, dict):
+                    defs = sorted((schema.get("$defs") or schema.get("definitions") or {}))
+                    raise SchemaError(tool, f"{where}.$ref", f"{ref!r} points to no schema in this tool",
+                                      f"point it at one of {['#/$defs/' + d for d in defs]} or define it under $defs" if defs else "inline the schema or add it under $defs")
+            for k, v in x.items(): walk(v, f"{where}.{k}")
+        elif isinstance(x, list):
+            for i, v in enumerate(x): walk(v, f"{where}[{i}]")
+    walk(schema, path)
 
 # %% ../nbs/00_core.ipynb #b88c0b27
 _PY_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", list: "array",
@@ -116,11 +141,12 @@ def type_schema(tp) -> dict:
         return {"type": "array", **({"items": type_schema(args[0])} if args and args[0] is not Ellipsis else {})}
     if origin is dict: return {"type": "object"}
     if tp in _PY_TYPES: return {"type": _PY_TYPES[tp]}
+    if hasattr(tp, "model_json_schema"): return tp.model_json_schema()      # a pydantic model: its own JSON Schema
     raise TypeError(f"no JSON Schema for type hint {tp!r}; use str, int, float, bool, list[...], dict, Literal[...] or Optional[...]")
 
 # %% ../nbs/00_core.ipynb #14efa497
-def parse_docstring(doc: str | None) -> tuple[str, dict]:
-    "The summary of `doc` and a dict of parameter descriptions from an `Args:` section or `name: text` lines."
+def parse_docstring(doc: str | None, names=None) -> tuple[str, dict]:
+    "The summary of `doc` and parameter descriptions from an `Args:` section, or from `name: text` lines naming one of `names`."
     if not doc: return "", {}
     lines = inspect.cleandoc(doc).splitlines()
     params, summary, cur, in_args = {}, [], None, False
@@ -129,7 +155,8 @@ def parse_docstring(doc: str | None) -> tuple[str, dict]:
         if re.match(r"^(Args|Arguments|Parameters|Params)\s*:?\s*$", stripped): in_args = True; continue
         if re.match(r"^(Returns?|Raises|Yields|Examples?)\s*:?\s*$", stripped): in_args = False; cur = None; continue
         m = re.match(r"^[-*]?\s*`?(\w+)`?\s*(\([^)]*\))?\s*:\s*(.+)$", stripped)
-        if m and (in_args or (line.startswith((" ", "-", "*")) or summary)) and m.group(1) not in ("Note", "Example"):
+        if m and (in_args or names is None or m.group(1) in names) and (in_args or (line.startswith((" ", "-", "*")) or summary)) \
+                and m.group(1) not in ("Note", "Example"):
             cur = m.group(1); params[cur] = m.group(3).strip()
             continue
         if in_args and cur and stripped: params[cur] += " " + stripped; continue
@@ -137,19 +164,43 @@ def parse_docstring(doc: str | None) -> tuple[str, dict]:
     return " ".join(" ".join(summary).split()), params
 
 # %% ../nbs/00_core.ipynb #a0b78d4c
-_WRITE_WORDS = r"cancel|modify|update|change|create|book|return|exchange|send|transfer|refund|delete|remove|add|set|issue|submit|place|reset|edit|write|post|apply|escalate"
-_READ_WORDS = r"get|find|list|search|lookup|look_up|read|fetch|show|check|calculate|compute|think|describe|view|query|count"
+_WRITE_WORDS = ("cancel modify update change create book return exchange send transfer refund delete remove add set issue submit place reset "
+                "edit write post apply escalate merge push enable disable commit fork upload insert assign approve reject close archive move "
+                "rename schedule reserve pay purchase buy sell trade invite register subscribe unsubscribe toggle start stop restart kill "
+                "activate deactivate turn mark save store put patch upsert replace revoke grant block unblock mute unmute follow unfollow like "
+                "attach detach link unlink install uninstall deploy publish release sign withdraw deposit execute run rate review star unstar "
+                "clear empty lock unlock mkdir touch cp mv rm charge").split()
+_READ_WORDS = ("get find list search lookup look read fetch show check calculate compute think describe view query count retrieve browse "
+               "inspect validate verify estimate predict convert translate summarize summarise analyze analyse explain locate filter sort "
+               "compare lookup ls cat grep pwd du wc diff tail head identify detect recommend suggest resolve parse format evaluate "
+               "measure track watch see display print").split()
 
 def guess_effect(name: str, description: str = "") -> str:
-    "`'write'` when the tool's leading verb changes state, else `'read'`."
-    words = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name.strip())
-    verb = (words[0] if words else "").lower()
-    if re.fullmatch(_READ_WORDS, verb): return "read"
-    if re.fullmatch(_WRITE_WORDS, verb): return "write"
-    return "write" if re.search(rf"\b({_WRITE_WORDS})(s|es|ed)?\b", description.lower()) else "read"
+    "`'write'` when the tool's leading verb changes state, else `'read'`: from the name, else from the description's first verb."
+    words = [w.lower() for w in re.split(r"[_\W.]+|(?<=[a-z])(?=[A-Z])", name.strip()) if w]
+    for w in words:                                           # the first verb in the name: 'get_order', 'ChaDri.change_drink'
+        if w in _READ_WORDS: return "read"
+        if w in _WRITE_WORDS: return "write"
+    desc = re.sub(r"^.*?tool description:\s*", "", description.strip(), flags=re.I | re.S)   # BFCL prefixes its API's blurb
+    first = re.sub(r"^(this (tool|function|endpoint)|use this to|used to|it)\s+", "", desc.lower())
+    verb = _singular_verb(re.split(r"\W+", first, maxsplit=1)[0]) if first else ""
+    return "write" if verb in _WRITE_WORDS else "read"
+
+def _singular_verb(w: str) -> str:
+    "'creates' -> 'create', 'modifies' -> 'modify', 'books' -> 'book': the base form a word list holds."
+    for suffix, base in (("ies", "y"), ("es", ""), ("s", "")):
+        if w.endswith(suffix) and w[: -len(suffix)] + base in _WRITE_WORDS + _READ_WORDS: return w[: -len(suffix)] + base
+    return w
 
 # %% ../nbs/00_core.ipynb #4361b00a
-_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_NAME_RE = re.compile(r"^[\w.\-:/]{1,128}$")          # names as tool sets write them: BFCL's 'math.factorial', 'ChaDri.change_drink'
+_API_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")   # what the Anthropic and OpenAI APIs accept
+
+def api_alias(name: str) -> str:
+    "`name` if a model API accepts it, else a safe alias: other characters as '_', a hash of the name when it had to be cut."
+    if _API_NAME_RE.match(name): return name
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", name)
+    return safe if len(safe) <= 64 else safe[:55] + "_" + stable_hash(name, n=8)
 
 @dataclass
 class Tool:
@@ -160,15 +211,18 @@ class Tool:
     output_schema: dict | None = None
     effect: str | None = None  # 'read' or 'write'; guessed from name and description when None
     fn: typing.Callable | None = field(default=None, repr=False, compare=False)
+    api_name: str = field(default="", repr=False)   # the name model APIs see (`name` unless it has characters they refuse)
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
-            raise SchemaError(str(self.name), "name", "a tool name must be 1-64 letters, digits, '_' or '-'",
+            raise SchemaError(str(self.name), "name", "a tool name must be 1-128 letters, digits, '_', '-', '.', ':' or '/'",
                               "rename the tool, e.g. 'get_order'")
+        self.api_name = self.api_name or api_alias(self.name)
         if self.description is None: self.description = ""
         if not isinstance(self.description, str):
             raise SchemaError(self.name, "description", f"expected text, got {type(self.description).__name__}", "write the description as a string")
         self.input_schema = normalize_schema(self.input_schema, self.name, "input_schema")
+        check_refs(self.input_schema, self.name)
         if self.input_schema.get("type") != "object":
             raise SchemaError(self.name, "input_schema.type", f"a tool's input must be an object, got {self.input_schema.get('type')!r}",
                               'wrap the parameters: {"type": "object", "properties": {...}}')
@@ -186,18 +240,20 @@ class Tool:
 @classmethod
 def _from_function(cls, fn, name=None, effect=None) -> Tool:
     "A `Tool` from a typed Python function: signature -> schema, docstring -> descriptions."
-    summary, pdocs = parse_docstring(fn.__doc__)
+    sig = inspect.signature(fn)
+    summary, pdocs = parse_docstring(fn.__doc__, set(sig.parameters))   # "Checks: ..." in prose is not a parameter
     hints = typing.get_type_hints(fn, include_extras=True)
-    props, req = {}, []
-    for p in inspect.signature(fn).parameters.values():
+    props, req, defs = {}, [], {}
+    for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name in ("self", "cls"): continue
         try: s = type_schema(hints.get(p.name, inspect.Parameter.empty))
         except TypeError as e: raise SchemaError(name or fn.__name__, f"input_schema.properties.{p.name}", str(e), "annotate the parameter with a JSON-compatible type") from None
+        defs.update(s.pop("$defs", {}))                   # a pydantic model's sub-models: their $refs point at the tool's root
         if p.name in pdocs and "description" not in s: s["description"] = pdocs[p.name]
         if p.default is inspect.Parameter.empty: req.append(p.name)
         elif p.default is not None: s["default"] = p.default
         props[p.name] = s
-    schema = {"type": "object", "properties": props, **({"required": req} if req else {})}
+    schema = {"type": "object", "properties": props, **({"required": req} if req else {}), **({"$defs": defs} if defs else {})}
     out = hints.get("return")
     try: out_schema = type_schema(out) if out not in (None, inspect.Parameter.empty) else None
     except TypeError: out_schema = None
@@ -231,6 +287,7 @@ def _from_mcp(cls, d: dict) -> Tool:
     ann = d.get("annotations") or {}
     if not isinstance(ann, dict): raise SchemaError(name, "annotations", f"expected an object, got {type(ann).__name__}", 'write annotations as {"readOnlyHint": true}')
     if "readOnlyHint" in ann: effect = "read" if ann["readOnlyHint"] else "write"
+    elif ann.get("destructiveHint"): effect = "write"          # MCP: destructive implies it writes
     return cls(name, d.get("description", "") or d.get("title", ""), _need(d, "inputSchema", name, "MCP", 'add "inputSchema"'),
                d.get("outputSchema"), effect)
 
@@ -241,35 +298,51 @@ Tool.from_anthropic, Tool.from_openai, Tool.from_mcp = _from_anthropic, _from_op
 def _from_any(cls, x) -> Tool:
     "A `Tool` from a function, a `Tool`, or an Anthropic, OpenAI, BFCL or MCP dict."
     if isinstance(x, Tool): return x
+    if not isinstance(x, dict) and hasattr(x, "args_schema") and hasattr(x, "name"):     # a LangChain tool object
+        x = {"name": x.name, "description": getattr(x, "description", ""), "args_schema": x.args_schema}
     if callable(x): return cls.from_function(x)
     if not isinstance(x, dict):
         raise SchemaError(str(x)[:40], "tool", f"cannot build a tool from a {type(x).__name__}", "pass a function or a tool dict")
+    t = _from_dict(cls, x)
+    if x.get("effect") is not None:                      # a tools file may say what the name and description do not
+        if x["effect"] not in ("read", "write"): raise SchemaError(t.name, "effect", f"unknown effect {x['effect']!r}", "use 'read' or 'write'")
+        t.effect = x["effect"]
+    return t
+Tool.from_any = _from_any
+
+def _from_dict(cls, x: dict) -> Tool:
+    if "args_schema" in x:                                                                 # LangChain: a schema dict or a pydantic model
+        a = x["args_schema"]
+        return cls(_need(x, "name", "?", "LangChain", "give the tool a name"), x.get("description", ""),
+                   a.model_json_schema() if hasattr(a, "model_json_schema") else a)
     if "input_schema" in x: return cls.from_anthropic(x)
     if "inputSchema" in x: return cls.from_mcp(x)
     if "function" in x or "parameters" in x: return cls.from_openai(x)
     if "name" in x: return cls(x["name"], x.get("description", ""))
     raise SchemaError("?", "tool", f"unrecognised tool dict with keys {sorted(x)}",
                       "use an Anthropic (input_schema), OpenAI/BFCL (parameters) or MCP (inputSchema) tool")
-Tool.from_any = _from_any
 
 def tools(xs) -> list[Tool]:
     "Tools from a list of functions or dicts (or an MCP `{'tools': [...]}` result); names must be unique."
     if isinstance(xs, dict) and "tools" in xs: xs = xs["tools"]
+    elif isinstance(xs, (dict, Tool)) or callable(xs): xs = [xs]                # one tool, not in a list
     out = [Tool.from_any(x) for x in xs]
-    seen = set()
+    seen, aliases = set(), collections.Counter(t.api_name for t in out)
     for t in out:
         if t.name in seen: raise SchemaError(t.name, "name", "two tools share this name", "rename one of them")
         seen.add(t.name)
+        if aliases[t.api_name] > 1 and t.api_name != t.name:     # 'a.b' beside a real 'a_b': the alias gets the hash
+            t.api_name = t.api_name[:55] + "_" + stable_hash(t.name, n=8)
     return out
 
 # %% ../nbs/00_core.ipynb #0c40b64d
 def _to_anthropic(self) -> dict:
     "This tool as an Anthropic Messages API tool dict."
-    return {"name": self.name, "description": self.description, "input_schema": copy.deepcopy(self.input_schema)}
+    return {"name": self.api_name, "description": self.description, "input_schema": copy.deepcopy(self.input_schema)}
 
 def _to_openai(self) -> dict:
     "This tool as an OpenAI chat-completions tool dict (with the `function` wrapper)."
-    return {"type": "function", "function": {"name": self.name, "description": self.description,
+    return {"type": "function", "function": {"name": self.api_name, "description": self.description,
                                              "parameters": copy.deepcopy(self.input_schema)}}
 Tool.to_anthropic, Tool.to_openai = _to_anthropic, _to_openai
 
@@ -363,6 +436,12 @@ class AgentSpec:
         if getattr(self, "_pv_key", None) != key:   # computed once per content, not per rollout
             self._pv_key, self._pv = key, stable_hash(self.policy, [t.to_anthropic() for t in self.tools], n=10)
         return self._pv
+    def api_names(self) -> dict:
+        "Tool name -> the name model APIs see; `from_api` maps a model's call back."
+        return {t.name: t.api_name for t in self.tools}
+    def from_api(self, name: str) -> str:
+        "The tool's own name for `name` as a model API called it (unchanged when no tool has that alias)."
+        return next((t.name for t in self.tools if t.api_name == name), name)
 
 # %% ../nbs/00_core.ipynb #c3b3e989
 def find_customer(email: str) -> dict:

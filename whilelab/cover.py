@@ -418,14 +418,15 @@ def _cells_of(cells) -> list[dict]:
     return out
 
 def coverage(cells,      # a plan, cell dicts, or rows (dicts with a `cell`)
-             axes=None   # `Axes` or a dict of planned values; default: the plan's own, or the values seen
+             axes=None   # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
             ) -> xr.Dataset:
     "Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values."
     cl = _cells_of(cells)
-    if axes is None and isinstance(cells, xr.Dataset) and "levels" in cells.attrs:
-        lv = json.loads(cells.attrs["levels"])   # canonical JSON sorts keys: the axis order lives in attrs["axes"]
-        levels = {n: lv[n] for n in json.loads(cells.attrs["axes"])}
-        cons, unc = json.loads(cells.attrs["constraints"]), json.loads(cells.attrs["uncoverable"])
+    plan = axes if isinstance(axes, xr.Dataset) else cells if axes is None and isinstance(cells, xr.Dataset) else None
+    if plan is not None and "levels" in plan.attrs:   # a plan: its values, constraints, and the pairs it proved uncoverable
+        lv = json.loads(plan.attrs["levels"])   # canonical JSON sorts keys: the axis order lives in attrs["axes"]
+        levels = {n: lv[n] for n in json.loads(plan.attrs["axes"])}
+        cons, unc = json.loads(plan.attrs["constraints"]), json.loads(plan.attrs["uncoverable"])
     else:
         if axes is None:
             levels = {}

@@ -13,8 +13,8 @@ def _d(value, why: str, lo=None, hi=None):
     return field(default_factory=lambda: value, metadata=meta) if isinstance(value, (list, dict)) else field(default=value, metadata=meta)
 
 # %% auto #0
-__all__ = ['ARMS', 'named', 'WorldOptions', 'RolloutOptions', 'SearchOptions', 'unfit_arms', 'GradeOptions', 'TrustOptions',
-           'SimOptions', 'CutOptions', 'RayOptions']
+__all__ = ['ARMS', 'named', 'WorldOptions', 'AxesOptions', 'RolloutOptions', 'SearchOptions', 'unfit_arms', 'GradeOptions',
+           'TrustOptions', 'SimOptions', 'CutOptions', 'RayOptions']
 
 # %% ../nbs/04_defaults.ipynb #257020ef
 def named(cls):
@@ -78,6 +78,14 @@ class WorldOptions:
     placeholders: tuple = _d(("string", "str", "example", "user@example.com", "email@example.com", "john doe", "jane doe", "john", "xxx",
                               "tbd", "n/a", "none", "null", "unknown", "placeholder", "your email", "order id", "user id", "id", "value", "..."),
                              "values models paste when they did not ask the person (seen in tool-use transcripts)")
+
+# %% ../nbs/04_defaults.ipynb #fe8443a9
+@named
+@dataclass(frozen=True)
+class AxesOptions:
+    "How large the policy's rule axis may grow."
+    max_rules: int = _d(48, "a pairwise plan grows with its two largest axes: 48 rules x 8 conditions is about 400 cells, a few minutes "
+                            "offline; a longer policy is sampled evenly over its sections, with a warning", lo=1)
 
 # %% ../nbs/04_defaults.ipynb #7580228f
 @named

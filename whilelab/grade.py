@@ -71,7 +71,7 @@ def ungrounded_arguments(row, ctx):
             for p, v in sorted((c["function"]["arguments"] or {}).items()):   # key order must not decide the verdict (stored rows have sorted keys)
                 if not (_id_entity(p) or "email" in p): continue
                 for x in (v if isinstance(v, list) else [v]):
-                    if isinstance(x, str) and x not in seen:
+                    if isinstance(x, (str, int)) and not isinstance(x, bool) and str(x) not in seen:   # integer ids too
                         return False, f"{c['function']['name']}: {p}={x!r} came from neither the person nor a tool result"
         if m["role"] in ("user", "tool"): seen += " " + str(m.get("content") or "")
     return True, "every id came from the person or a tool"

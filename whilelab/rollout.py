@@ -4,18 +4,18 @@
 
 # %% ../nbs/05_rollout.ipynb #c5858f5e
 from __future__ import annotations
-import asyncio, inspect, json, time, typing
+import asyncio, collections, inspect, json, time, typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, derive_seed, rng_for, redact, run_sync
 from .defaults import RolloutOptions
-from .world import Sandbox, Schema, _synth
+from .world import Sandbox, Schema, _synth, _id_entity
 
 # %% auto #0
 __all__ = ['STOP_FAULTS', 'as_user', 'Situation', 'situation_from_cell', 'user_msg', 'assistant_msg', 'tool_msg', 'to_anthropic',
            'Ctx', 'as_agent', 'TransientError', 'is_transient', 'retry_after', 'with_retries', 'row_key', 'Encoded',
            'StoreBusy', 'hold_lock', 'RowStore', 'iter_rows', 'read_rows', 'signature', 'play', 'merged', 'play_all',
-           'LocalExecutor', 'StoredRows', 'arun', 'rollouts', 'strip_timings', 'delivered_cell']
+           'LocalExecutor', 'StoredRows', 'arun', 'rollouts', 'strip_timings', 'delivered_cell', 'miss_reason']
 
 # %% ../nbs/05_rollout.ipynb #9ccf7a34
 @dataclass
@@ -36,6 +36,16 @@ class Situation:
         box = self.world.fork(); box.faults = [box._check_fault(f) for f in self.faults]
         return box
 
+# %% ../nbs/05_rollout.ipynb #7eed1d34
+def _known_id(box, entity: str, know: dict, s: dict, rng):
+    "An existing id of `entity` for the person to give: one of theirs where records have owners; a list where the schema takes one."
+    owner = box.schema.owner
+    recs = box.records[entity]
+    mine = sorted((i for i, r in recs.items() if owner and r.get(f"{owner}_id") == know.get(f"{owner}_id")), key=str)
+    pool = mine or sorted(recs, key=str)
+    pick = pool[int(rng.integers(len(pool)))]
+    return [pick] if s.get("type") == "array" else pick
+
 # %% ../nbs/05_rollout.ipynb #993f7990
 STOP_FAULTS = ("denied",)  # faults the careful path does not retry: a permission error does not go away, so the reference end state is the unchanged one
 
@@ -51,8 +61,13 @@ def situation_from_cell(cell: dict, spec: AgentSpec, seed: int = 0, arm: str = "
     t, role = box.schema.tools[tool], box.schema.role[tool]
     details = {}
     for p in t.required:
-        if p in know or p.endswith("_id") or p.endswith("_ids"): continue
-        details[p] = _synth(p, t.params[p], rng_for(seed, "detail", sid, p), box.options)
+        if p in know: continue
+        if _id_entity(p) in box.records:        # another record the request needs (a payment method): the person knows its id
+            know[p] = _known_id(box, _id_entity(p), know, t.params[p], rng_for(seed, "detail", sid, p)); continue
+        if p.endswith("_id") or p.endswith("_ids"): continue
+        own = box.records.get(box.schema.owner, {}).get(know.get(f"{box.schema.owner}_id"), {})
+        if role["kind"] == "lookup" and p in own: details[p] = own[p]; continue     # finding themselves by name and zip: their own
+        details[p] = _synth(p, t.params[p], rng_for(seed, "detail", sid, p), box.options, t.input_schema)
     ideal = box.fork()
     args = {**{p: know[p] for p in t.required if p in know}, **details}
     cond = cell.get("condition", "ok")
@@ -74,8 +89,9 @@ def tool_msg(call_id: str, name: str, payload) -> dict:
     return {"role": "tool", "tool_call_id": call_id, "name": name,
             "content": payload if isinstance(payload, str) else canonical_json(payload)}
 
-def to_anthropic(messages: list[dict]) -> tuple[str, list[dict]]:
-    "(system, messages) in Anthropic Messages API form: tool calls as tool_use blocks, results as tool_result blocks."
+def to_anthropic(messages: list[dict], names: dict | None = None) -> tuple[str, list[dict]]:
+    "(system, messages) in Anthropic Messages API form: tool calls as tool_use blocks (named as `names` maps them), results as tool_result blocks."
+    names = names or {}
     system, out = "", []
     for m in messages:
         if m["role"] == "system": system += m["content"]; continue
@@ -86,7 +102,8 @@ def to_anthropic(messages: list[dict]) -> tuple[str, list[dict]]:
             continue
         if m["role"] == "assistant" and m.get("tool_calls"):
             blocks = ([{"type": "text", "text": m["content"]}] if m.get("content") else []) + [
-                {"type": "tool_use", "id": c["id"], "name": c["function"]["name"], "input": c["function"]["arguments"]} for c in m["tool_calls"]]
+                {"type": "tool_use", "id": c["id"], "name": names.get(c["function"]["name"], c["function"]["name"]), "input": c["function"]["arguments"]}
+                for c in m["tool_calls"]]
             out.append({"role": "assistant", "content": blocks}); continue
         out.append({"role": m["role"], "content": m["content"]})
     return system, out
@@ -391,10 +408,23 @@ def strip_timings(row: dict) -> str:
 
 # %% ../nbs/05_rollout.ipynb #afed9e16
 def delivered_cell(row: dict) -> dict:
-    "The row's cell as it happened: `condition` from the faults that fired, not from the plan."
+    "The row's cell as it happened: `tool` only if it was called, `condition` from the faults that fired, not from the plan."
     cell = dict(row["cell"])
+    if "tool" in cell and cell["tool"] not in {c["tool"] for c in row.get("calls", [])}:
+        cell.pop("tool"); cell.pop("condition", None)        # the tool never answered: neither it nor its condition happened
+        return cell
     if "condition" not in cell: return cell
     fired = [f["fault"] for f in row.get("faults", []) if f["tool"] == cell.get("tool")]
     if fired: cell["condition"] = fired[0]
     elif cell["condition"] != "ok": cell.pop("condition")
     return cell
+
+# %% ../nbs/05_rollout.ipynb #87ba32e6
+def miss_reason(row: dict) -> str | None:
+    "Why `row` did not deliver its planned cell, in words; None when it did."
+    cell = row["cell"]
+    if delivered_cell(row) == cell: return None
+    if row.get("error"): return f"the rollout ended in an error ({row['error'][:80]})"
+    calls = [c["status"] for c in row.get("calls", []) if c["tool"] == cell.get("tool")]
+    if not calls: return f"the agent never called {cell.get('tool')}"
+    return f"{cell.get('condition')} never fired: {cell.get('tool')} answered {', '.join(sorted(set(calls)))}"

@@ -11,7 +11,7 @@ from .core import AgentSpec, canonical_json, rng_for, run_sync
 from .defaults import SearchOptions, SimOptions, ARMS
 from .axes import Axes
 from .cover import coverage, plan_cells
-from .rollout import situation_from_cell, rollouts, delivered_cell, row_key
+from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key
 
 # %% auto #0
 __all__ = ['clamp_weights', 'update_weights', 'allocate', 'batch_counts', 'TemplateWriter', 'Search', 'step', 'run',
@@ -118,6 +118,7 @@ class Search:
         self.per_situation = options.n_phrasings * options.k_samples
         self.rows, self.situations, self.history = [], [], []
         self.sigs, self.seen_cells, self.deliveries = collections.Counter(), set(), collections.Counter()
+        self.misses = {}                                   # plan cell -> why its last rollout did not deliver it
         self.batch, self.quiet, self.stopped = 0, 0, None
 
     @property
@@ -133,6 +134,10 @@ class Search:
         "Plan cells tried `max_attempts` times without being delivered k times: the agent never reaches them."
         need = self.options.k_samples
         return [c for c in self.cells if self.deliveries[canonical_json(c)] < need and self.attempts[canonical_json(c)] >= self.max_attempts]
+
+    def why_undeliverable(self) -> list[dict]:
+        "Each undeliverable cell with the reason its last rollout gave (the tool never called, the fault never fired, ...)."
+        return [{"cell": c, "reason": self.misses.get(canonical_json(c), "never played")} for c in self.undeliverable()]
 
 # %% ../nbs/03_search.ipynb #b4e0524d
 def _available(self) -> dict:
@@ -215,11 +220,12 @@ def step(self) -> dict | None:
     for r in new:
         self.sigs[r["signature"]] += 1; self.seen_cells.add(canonical_json(delivered_cell(r)))
         if r["cell"] == delivered_cell(r): self.deliveries[canonical_json(r["cell"])] += 1
+        else: self.misses[canonical_json(r["cell"])] = miss_reason(r)
     before = dict(self.weights)
     self.weights = update_weights(self.weights, yields, self)
     self.rows += new; self.situations += sits
     self.quiet = 0 if fresh_sigs else self.quiet + 1
-    cov = coverage([json.loads(c) for c in self.seen_cells], self.axes).attrs["fraction"]   # which pairs, not how often: the distinct cells suffice
+    cov = coverage([json.loads(c) for c in self.seen_cells], self.plan).attrs["fraction"]   # which pairs, not how often: the distinct cells suffice
     rec = {"batch": self.batch, "rollouts": self.total, "new_signatures": len(fresh_sigs), "signatures": len(self.sigs),
            "coverage": cov, "cells_delivered": sum(self.deliveries[canonical_json(c)] >= self.options.k_samples for c in self.cells) / len(self.cells),
            "undeliverable": len(self.undeliverable()),

@@ -33,6 +33,7 @@ class Simulation:
     run_id: str
     history: xr.Dataset | None = None
     stopped: str | None = None
+    undeliverable: list = dataclasses.field(default_factory=list)   # plan cells the search gave up on, each with its reason
 
     @property
     def rewards(self) -> xr.Dataset | None:
@@ -50,9 +51,23 @@ class Simulation:
                 "delivered_fraction": round(float(self.coverage.attrs["fraction"]), 4),
                 "batches": int(self.history.sizes["batch"]) if self.history is not None else None, "stopped": self.stopped,
                 "undeliverable_cells": int(self.history.undeliverable.values[-1]) if self.history is not None and self.history.sizes["batch"] else None,
+                "undelivered_pairs": len(self.undelivered_pairs()),
                 "pass_rate": round(float(np.mean([r["reward"] for r in rows])), 4) if rows and all(r.get("reward") is not None for r in rows) else None}
 
     def __repr__(self): return "Simulation(" + ", ".join(f"{k}={v}" for k, v in self.summary().items()) + ")"
+
+    def undelivered_pairs(self) -> list[dict]:
+        "Every pair the plan owes that no row delivered, with the reasons of the undeliverable cells that hold it."
+        out = []
+        for name, da in self.coverage.data_vars.items():
+            a, b = name.split("__")
+            impossible = {tuple(x) for x in json.loads(da.attrs["impossible"])}
+            for i, j in zip(*np.nonzero(da.values == 0)):
+                if (i, j) in impossible: continue
+                va, vb = str(da[a].values[i]), str(da[b].values[j])
+                why = sorted({u["reason"] for u in self.undeliverable if u["cell"].get(a) == va and u["cell"].get(b) == vb})
+                out.append({"pair": {a: va, b: vb}, "reasons": why or ["no row holding it delivered its cell"]})
+        return out
 
 # %% ../nbs/13_simulate.ipynb #1c268c5f
 def reward_tensor(rows, situations, options: SimOptions) -> xr.Dataset:
@@ -113,15 +128,16 @@ def simulate(agent=None,                      # the agent under test (default: t
             s = Search(spec, agent, user, axes, plan, opts, judge=judge, writer=writer, store=store, run_id=run_id, progress=progress, executor=executor)
             s.run()
             rows, situations, history, stopped = sorted(s.rows, key=row_key), s.situations, s.history_dataset(), s.stopped
+            undeliverable = s.why_undeliverable()
         else:
             situations = [situation_from_cell(c, spec, seed=opts.seed) for c in plan_cells(plan)]
             rows = rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples, seed=opts.seed,
                             store=store, opts=opts.rollout, run_id=run_id, progress=progress, executor=executor)
-            history, stopped = None, "plan played"
+            history, stopped, undeliverable = None, "plan played", []
     finally:
         if store is not None: store.close()
-    cov = coverage([delivered_cell(r) for r in rows], axes)
-    sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped)
+    cov = coverage([delivered_cell(r) for r in rows], plan)   # pairs the plan proved impossible are not owed
+    sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable)
     if out is not None: save(sim, out)
     return sim
 
@@ -139,6 +155,7 @@ def save(sim: Simulation, out) -> Path:
     import matplotlib.pyplot as plt
     fig = plot_coverage(sim.coverage, f"{sim.spec.name}: delivered", save=out / "coverage.png"); plt.close(fig)
     (out / "summary.json").write_text(json.dumps({**sim.summary(), "options": dataclasses.asdict(sim.options)}, indent=2, sort_keys=True) + "\n")
+    (out / "undelivered.json").write_text(json.dumps({"cells": sim.undeliverable, "pairs": sim.undelivered_pairs()}, indent=2, sort_keys=True) + "\n")
     return out
 
 def _write_graded(path: Path, rows):

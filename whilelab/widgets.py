@@ -190,7 +190,7 @@ def refresh(self):
     with self.plots:
         self.plots.clear_output(wait=True)
         f1 = plot_history(s.history_dataset()); plt.show(f1); plt.close(f1)
-        f2 = plot_coverage(coverage([delivered_cell(r) for r in s.rows], s.axes), "delivered"); plt.show(f2); plt.close(f2)
+        f2 = plot_coverage(coverage([delivered_cell(r) for r in s.rows], s.plan), "delivered"); plt.show(f2); plt.close(f2)
 
 def _search_display(self):
     from IPython.display import display
