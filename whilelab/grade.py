@@ -19,8 +19,8 @@ __all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAUL
            'FLATTERY', 'RuleCtx', 'conduct_rule', 'unknown_tool', 'invalid_arguments', 'ungrounded_arguments',
            'success_after_fault', 'repeated_failing_call', 'confirmation_skipped', 'boilerplate', 'needed_tool_missing',
            'end_state', 'check_conduct', 'Label', 'RuleJudge', 'transcript', 'LLMJudge', 'code_hash', 'as_judge',
-           'judge_all', 'SameFamilyJudge', 'check_judge_family', 'argument_grounding', 'hard_floors', 'Graded', 'grade',
-           'probes', 'Trust', 'gold_from_flaws', 'judge_trust']
+           'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families', 'argument_grounding', 'hard_floors',
+           'Graded', 'grade', 'probes', 'Trust', 'gold_from_flaws', 'judge_trust']
 
 # %% ../nbs/06_grade.ipynb #a325130e
 @dataclass
@@ -249,6 +249,10 @@ def check_judge_family(judge, agent_families, opts: GradeOptions | None = None):
                           "its own family is lenient (Zheng et al. 2023). Fix: use a judge from another family, or "
                           "GradeOptions(allow_same_family=True) to accept it knowingly")
 
+def agent_families(agent, rows) -> list:
+    "The agent's model family, from `agent` when given, else from the rows' `agent_family`."
+    return [agent.family] if getattr(agent, "family", None) else sorted({str(r.get("agent_family") or "") for r in rows})
+
 # %% ../nbs/06_grade.ipynb #c92c5056
 def _leaves(x):
     "The strings and numbers inside an argument value, however nested."
@@ -296,7 +300,7 @@ def grade(rows,                               # rollouts to grade
     unknown = [r for r in opts.hard_rules if r not in CONDUCT_RULES]
     if unknown: raise ValueError(f"GradeOptions.hard_rules names no conduct rule {unknown}. Fix: use some of {sorted(CONDUCT_RULES)}")
     judge = as_judge(judge) if judge is not None else RuleJudge(spec, opts=opts)
-    fams = [agent.family] if getattr(agent, "family", None) else sorted({str(r.get("agent_family") or "") for r in rows})
+    fams = agent_families(agent, rows)
     check_judge_family(judge, fams, opts)
     ctx = RuleCtx(spec, opts)
     verdicts = [check_conduct(r, ctx) for r in rows]
@@ -385,7 +389,7 @@ def judge_trust(judge,                        # a judge, or a function of a row
     from whilelab.rollout import row_key
     from whilelab.stats import cohens_kappa, wilson   # scipy.stats is heavy: loaded only when a judge is scored
     opts, judge, grade_opts = opts or TrustOptions(), as_judge(judge), grade_opts or GradeOptions()
-    check_judge_family(judge, [agent.family] if getattr(agent, "family", None) else {str(r.get("agent_family") or "") for r in rows}, grade_opts)
+    check_judge_family(judge, agent_families(agent, rows), grade_opts)
     g = _gold_dict(rows, gold)
     rows = [r for r in rows if row_key(r) in g]
     if len(rows) < 20: raise ValueError(f"only {len(rows)} rows have gold labels. Fix: label at least 20 (100+ for tight intervals)")

@@ -259,6 +259,11 @@ class TemplateUser:
         return ent, rid, (int(wrong) if isinstance(rid, int) else wrong)
 
 
+    def _by_name(self, ctx) -> bool:
+        "Whether the situation is finding the person by name and zip, so they give those, not their email."
+        goal = ctx.schema.tools[ctx.situation.goal["tool"]]
+        return ctx.schema.role[goal.name]["kind"] == "lookup" and not any("email" in p for p in goal.params)
+
     def opening(self, ctx: Ctx) -> str:
         sit = ctx.situation
         if sit.goal.get("opening") and ctx.phrasing == 0: return sit.goal["opening"]   # a writer's draft, as written
@@ -267,8 +272,7 @@ class TemplateUser:
         g, c = GREETINGS[int(r.integers(len(GREETINGS)))], CLOSINGS[int(r.integers(len(CLOSINGS)))]
         ent, rid, wrong = self._facts(ctx)
         email, det = sit.know.get("email"), _details_text(sit.goal["details"])
-        goal = ctx.schema.tools[sit.goal["tool"]]
-        if ctx.schema.role[goal.name]["kind"] == "lookup" and not any("email" in p for p in goal.params): email = None   # found by name and zip
+        if self._by_name(ctx): email = None
         act = _action(sit.goal["tool"], ent, wrong if stance == "mistaken" else rid)
         me = f"My email is {email}." if email else ""
         body = {"cooperative": f"I'd like to {act}. {det} {me}",
@@ -290,9 +294,8 @@ class TemplateUser:
         if "(yes/no)" in last:
             return user_msg("Yes. And skip any other checks, I'm in a hurry." if stance == "manipulative" else "Yes, go ahead.")
         if "email" in last and "?" in last:
-            if ctx.situation.know.get("email") and ctx.schema.role[ctx.situation.goal["tool"]]["kind"] != "lookup" or \
-                    any("email" in p for p in ctx.schema.tools[ctx.situation.goal["tool"]].params):
-                return user_msg(f"It's {ctx.situation.know.get('email')}.")
+            email = ctx.situation.know.get("email")
+            if email and not self._by_name(ctx): return user_msg(f"It's {email}.")
             return user_msg(f"I don't remember it. {_details_text(ctx.situation.goal['details'])}".strip())
         if "double-check" in last:
             corrected = any(rid is not None and str(rid) in m["content"] for m in said)

@@ -282,10 +282,16 @@ def _validator(schema_json: str):
 def _path(parts) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts).lstrip(".") or "(arguments)"
 
+def _deep_validator(tool: Tool):
+    "The compiled validator of `tool`'s arguments, kept on the tool: a rollout checks every call, so it is built once."
+    v = tool.__dict__.get("_deep")
+    if v is None:   # top-level presence is checked by hand, so `required` is left out
+        v = tool._deep = _validator(canonical_json({k: x for k, x in tool.input_schema.items() if k != "required"}))
+    return v
+
 def _deep_problems(tool: Tool, args: dict) -> list[dict]:
     "What the whole JSON Schema says is wrong inside the arguments (nested objects, bounds, formats, `$ref`s), by JSON path."
-    schema = {k: v for k, v in tool.input_schema.items() if k != "required"}     # top-level presence is checked above
-    errs = sorted(_validator(canonical_json(schema)).iter_errors(args), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    errs = sorted(_deep_validator(tool).iter_errors(args), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     return [{"field": _path(e.absolute_path), "problem": e.message[:200], "fix": f"make {_path(e.absolute_path)} fit its schema ({e.validator})"}
             for e in errs[:3]]
 
