@@ -45,4 +45,19 @@ def test_bootstrap_interval_brackets_the_mean(x):
     for m in ("percentile", "bca"):
         ci = bootstrap_ci(x, n_resamples=400, method=m)
         assert abs(ci.estimate - sum(x) / len(x)) < 1e-9                       # the point is the sample mean
-        assert min(x) - 1e-9 <= ci.low <= ci.estimate + 1e-9 <= ci.high + 2e-9 <= max(x) + 3e-9, (m, ci)
+        assert ci.high > ci.low and 0 <= ci.low <= ci.estimate + 1e-9 and ci.estimate <= ci.high + 2e-9 <= 1 + 3e-9, (m, ci)  # never a point
+        if np.ptp(x) > 1e-9: assert min(x) - 1e-9 <= ci.low and ci.high <= max(x) + 3e-9, (m, ci)   # the bootstrap stays in the data
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=60))
+def test_score_interval_holds_the_mean_inside_the_bounds_and_is_never_a_point(x):
+    from whilelab.stats import score_interval
+    ci = score_interval(x)
+    assert 0 <= ci.low <= ci.estimate + 1e-9 and ci.estimate - 1e-9 <= ci.high <= 1 and ci.high > ci.low, ci
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-1, 1, allow_nan=False), min_size=2, max_size=14))
+def test_a_paired_verdict_needs_both_tests(d):
+    from whilelab.stats import paired_test
+    r = paired_test(np.zeros(len(d)), np.array(d), n_resamples=500)
+    assert r.p_value >= r.p_sign_flip and r.p_value >= r.p_bootstrap_t and r.interval.high > r.interval.low

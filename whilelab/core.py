@@ -12,10 +12,10 @@ import numpy as np
 # %% auto #0
 __all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'MIN_SECRET_LEN', 'canonical_json',
            'stable_hash', 'derive_seed', 'rng_for', 'SchemaError', 'normalize_schema', 'check_refs', 'type_schema',
-           'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row', 'graded_rows', 'AgentSpec',
-           'find_customer', 'list_orders', 'get_order', 'cancel_order', 'refund_order', 'update_shipping_address',
-           'escalate_to_human', 'shopfront', 'shared_data', 'content_words', 'env_secrets', 'redact', 'find_secrets',
-           'run_sync']
+           'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row', 'Kept', 'graded_rows',
+           'AgentSpec', 'find_customer', 'list_orders', 'get_order', 'cancel_order', 'refund_order',
+           'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data', 'content_words', 'env_secrets',
+           'redact', 'find_secrets', 'close_with_loop', 'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
 def canonical_json(obj) -> str:
@@ -383,7 +383,12 @@ ROW_SCHEMA = {
                   "properties": {"tool": {"type": "string"}, "status": {"type": "string"}}}},
         "reference_hash": {"type": ["string", "null"]},
         "flaw": {"type": ["string", "null"]},
-        "usage": {"type": "object"},
+        "usage": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+                  "calls": {"type": "integer"}, "input_tokens": {"type": "integer"}, "output_tokens": {"type": "integer"},
+                  "cost_usd": _num_or_null}}},
+        "stop_reasons": {"type": "array", "items": {"type": "object", "required": ["message", "reason"],
+                         "properties": {"message": {"type": "integer"}, "reason": {"type": "string"}}}},
+        "ungraded": {"type": ["string", "null"]},
     },
 }
 
@@ -403,20 +408,33 @@ GRADED_FIELDS = ("run_id", "situation_id", "phrasing", "sample", "messages", "si
 def _row_name(r, i) -> str:
     return f"{r['situation_id']}/{r.get('phrasing')}/{r.get('sample')}" if isinstance(r, dict) and "situation_id" in r else f"#{i}"
 
-def graded_rows(rows, where: str, fields=GRADED_FIELDS) -> list:
-    "`rows` as a list when each has `fields` and a finite numeric reward; else one error naming `where`, the row, the field and the fix."
-    rows = list(rows)
+class Kept(list):
+    "The rows fit to use, with how many were `left_out` and why (a rollout error, a judge that gave no label)."
+    def __init__(self, rows=(), left_out: dict | None = None): super().__init__(rows); self.left_out = dict(left_out or {})
+
+def _check_reward(r, i, where):
+    v = r.get("reward")
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{where}: row {_row_name(r, i)} has reward {v!r} ({type(v).__name__}), not a number. "
+                        "Fix: rewards are floats, e.g. 1.0 or 0.0")
+    if not np.isfinite(v):
+        raise ValueError(f"{where}: row {_row_name(r, i)} has reward {v}. Fix: grade it again or leave it out; a reward must be finite")
+
+# %% ../nbs/00_core.ipynb #5c4e3721
+def graded_rows(rows, where: str, fields=GRADED_FIELDS) -> Kept:
+    "The graded rows of `rows`; rows `grade` left ungraded (with a reason) are counted out. Else an error naming the row and field."
+    out, left = Kept(), collections.Counter()
     for i, r in enumerate(rows):
         if not isinstance(r, dict): raise TypeError(f"{where}: row #{i} is a {type(r).__name__}, not a dict. Fix: pass rows as whilelab writes them")
         miss = [f for f in fields if f not in r]
         if miss: raise ValueError(f"{where}: row {_row_name(r, i)} has no {miss[0]!r}. Fix: pass rows from whilelab.grade.grade(...), "
                                   "which keeps every field a rollout wrote")
-        v = r.get("reward")
-        if v is None: raise ValueError(f"{where}: row {_row_name(r, i)} is not graded (reward is None). Fix: pass rows from whilelab.grade.grade(...)")
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise TypeError(f"{where}: row {_row_name(r, i)} has reward {v!r} ({type(v).__name__}), not a number. Fix: rewards are floats, e.g. 1.0 or 0.0")
-        if not np.isfinite(v): raise ValueError(f"{where}: row {_row_name(r, i)} has reward {v}. Fix: grade it again or leave it out; a reward must be finite")
-    return rows
+        if r.get("reward") is None and r.get("ungraded"): left[r["ungraded"].split(":")[0]] += 1; continue
+        if r.get("reward") is None: raise ValueError(f"{where}: row {_row_name(r, i)} is not graded (reward is None). "
+                                                     "Fix: pass rows from whilelab.grade.grade(...)")
+        _check_reward(r, i, where); out.append(r)
+    out.left_out = dict(sorted(left.items()))
+    return out
 
 # %% ../nbs/00_core.ipynb #5270c8ab
 @dataclass
@@ -569,14 +587,29 @@ def find_secrets(text) -> list[str]:
     return [m.group(0) for r in _SECRET_RES for m in r.finditer(text)] + [v for v in env_secrets() if v in text]
 
 # %% ../nbs/00_core.ipynb #db44ff4d
+_CLOSE_WITH_LOOP = {}   # event loop -> async closers of what was opened on it
+
+def close_with_loop(aclose):
+    "Await `aclose()` when `run_sync`'s loop finishes: an HTTP client must close on the loop that opened it, not when it is collected."
+    import asyncio
+    _CLOSE_WITH_LOOP.setdefault(asyncio.get_running_loop(), []).append(aclose)
+
+async def _closing(coro):
+    import asyncio
+    try: return await coro
+    finally:
+        for aclose in _CLOSE_WITH_LOOP.pop(asyncio.get_running_loop(), []):
+            try: await aclose()
+            except Exception: pass   # a client that cannot close cleanly is garbage either way; the result stands
+
 def run_sync(coro):
-    "Run `coro` to completion from sync code, or from inside a running event loop (Jupyter)."
+    "Run `coro` to completion from sync code, or from inside a running event loop (Jupyter); clients opened on the way are closed."
     import asyncio, threading
     try: asyncio.get_running_loop()
-    except RuntimeError: return asyncio.run(coro)
+    except RuntimeError: return asyncio.run(_closing(coro))
     out = {}
     def target():
-        try: out["value"] = asyncio.run(coro)
+        try: out["value"] = asyncio.run(_closing(coro))
         except BaseException as e: out["error"] = e
     th = threading.Thread(target=target); th.start(); th.join()
     if "error" in out: raise out["error"]

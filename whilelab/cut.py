@@ -40,18 +40,13 @@ def _tools(spec) -> list: return [t.to_openai() for t in spec.tools]
 def _agent_chars(msgs) -> int:
     return sum(len(m.get("content") or "") + len(canonical_json(m.get("tool_calls") or [])) for m in msgs if m["role"] == "assistant")
 
-def _graded(rows):
-    bad = [r for r in rows if r.get("reward") is None]
-    if bad: raise ValueError(f"{len(bad)} rows are not graded. Fix: pass rows from whilelab.grade.grade(...)")
-    return rows
-
 # %% ../nbs/07_cut.ipynb #20895801
 def cut_sft(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
     "One best passing rollout per prompt (situation, phrasing), spread over behaviour signatures, with a loss mask on agent turns."
     opts = opts or CutOptions()
-    by_prompt = collections.defaultdict(list)
-    for r in graded_rows(rows, "cut_sft"): by_prompt[(r["situation_id"], r["phrasing"])].append(r)
-    used, out, dropped = collections.Counter(), [], collections.Counter()
+    by_prompt, kept = collections.defaultdict(list), graded_rows(rows, "cut_sft")
+    for r in kept: by_prompt[(r["situation_id"], r["phrasing"])].append(r)
+    used, out, dropped = collections.Counter(), [], collections.Counter(kept.left_out)
     for key in sorted(by_prompt):
         ok = [r for r in by_prompt[key] if r["reward"] >= opts.sft_min_reward and not r.get("error")]
         if not ok: dropped["no passing rollout"] += 1; continue
@@ -94,8 +89,9 @@ def _pairs(rows, opts, dropped):
 
 def cut_dpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
     "Preference pairs from the same situation and phrasing, with a reward margin and a bounded length gap."
-    opts, dropped, out = opts or CutOptions(), collections.Counter(), []
-    for c, j, prefix, ch, rj, ratio in _pairs(graded_rows(rows, "cut_dpo"), opts, dropped):
+    kept = graded_rows(rows, "cut_dpo")
+    opts, dropped, out = opts or CutOptions(), collections.Counter(kept.left_out), []
+    for c, j, prefix, ch, rj, ratio in _pairs(kept, opts, dropped):
         out.append({"prompt": _system(spec, opts) + prefix, "chosen": ch, "rejected": rj, "tools": _tools(spec),
                     "margin": c["reward"] - j["reward"], "length_ratio": round(ratio, 4),
                     "chosen_meta": _meta(c), "rejected_meta": _meta(j)})
@@ -104,10 +100,11 @@ def cut_dpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
 # %% ../nbs/07_cut.ipynb #b7999c38
 def cut_grpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
     "Whole groups (all samples of a prompt) whose pass rate lies within the band; unanimous groups dropped and counted."
-    opts, dropped, out = opts or CutOptions(), collections.Counter(), []
+    kept = graded_rows(rows, "cut_grpo")
+    opts, dropped, out = opts or CutOptions(), collections.Counter(kept.left_out), []
     lo, hi = opts.grpo_band
     groups = collections.defaultdict(list)
-    for r in graded_rows(rows, "cut_grpo"): groups[(r["situation_id"], r["phrasing"])].append(r)
+    for r in kept: groups[(r["situation_id"], r["phrasing"])].append(r)
     for key in sorted(groups):
         g = sorted(groups[key], key=row_key)
         rate = sum(r["reward"] >= 0.5 for r in g) / len(g)
@@ -127,12 +124,12 @@ def cut_rm(rows, spec: AgentSpec, opts: CutOptions | None = None, mode: str = "p
     if mode == "pairs":
         s = cut_dpo(rows, spec, opts); s.kind = "rm_pairs"; return s
     if mode != "pointwise": raise ValueError(f"mode must be 'pointwise' or 'pairs', got {mode!r}")
-    out = []
-    for r in sorted(graded_rows(rows, "cut_rm"), key=row_key):
+    out, kept = [], graded_rows(rows, "cut_rm")
+    for r in sorted(kept, key=row_key):
         out.append({"prompt": _system(spec, opts) + r["messages"][:1], "completion": r["messages"][1:], "label": r["reward"] >= 0.5,
                     "tools": _tools(spec), "label_source": dict(r.get("judge") or {"floored_by": r.get("floored_by", [])}),
                     "rules_failed": [v["rule"] for v in r.get("rules") or [] if not v["passed"]], **_meta(r)})
-    return Selection("rm", out)
+    return Selection("rm", out, kept.left_out)
 
 # %% ../nbs/07_cut.ipynb #26d103cc
 def _words(text: str) -> list[str]: return re.findall(r"[a-z0-9#@.]+", text.lower())

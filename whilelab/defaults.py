@@ -101,6 +101,7 @@ class RolloutOptions:
     flush_seconds: float = _d(1.0, "longest time a finished row waits in the buffer", lo=0.0)
     flaw_rate: float = _d(0.25, "share of the scripted stand-in agent's rollouts with a labelled flaw: enough positives to score a judge on", lo=0.0, hi=1.0)
     user_turns: int = _d(6, "turns the simulated person takes before giving up", lo=1)
+    stop_on_truncation: bool = _d(True, "a reply cut at max_tokens ends the rollout: what follows would answer half a message")
 
 # %% ../nbs/04_defaults.ipynb #46302faa
 ARMS = ("structured", "llm_guided", "open_ended", "behavior_targeted", "failure_mutation")
@@ -142,7 +143,7 @@ def unfit_arms(n: int, floors: dict, caps: dict) -> list:
 class GradeOptions:
     "Which conduct rules are hard, their thresholds, and the judge-family guard."
     hard_rules: tuple = _d(("unknown_tool", "invalid_arguments", "ungrounded_arguments", "success_after_fault", "repeated_failing_call",
-                            "confirmation_skipped"),
+                            "confirmation_skipped", "truncated_reply"),
                            "conduct the engine forbids outright: a row breaking one gets reward 0 and is never sent to the judge; "
                            "the other rules are markers")
     allow_same_family: bool = _d(False, "a model grading its own family is lenient (Zheng et al. 2023): refused unless you say so here")
@@ -161,6 +162,8 @@ class TrustOptions:
     min_probe_catch: float = _d(0.9, "share of known hacks (flattery, confident wrong answers, boilerplate, success without the tool call) the judge must fail", lo=0.0, hi=1.0)
     perturb_rows: int = _d(200, "rows re-judged with padding: enough to see a 5% flip rate", lo=1)
     resamples: int = _d(2000, "bootstrap resamples for judge-trust intervals: interval ends stable to ~0.01", lo=100)
+    min_informedness: float = _d(0.2, "lower bound of sens + spec - 1 below which no corrected pass rate is given: the correction "
+                                      "divides by it, and estimates pile up at 0 and 1", lo=0.0, hi=1.0)
 
 # %% ../nbs/04_defaults.ipynb #e15e112f
 @named

@@ -43,6 +43,20 @@ def default_markers() -> dict:
     "One marker per conduct rule (the share of a situation's rollouts that keep it), and `argument_grounding`."
     return {**{name: _rule_marker(name) for name in CONDUCT_RULES}, "argument_grounding": argument_grounding}
 
+# %% ../nbs/08_delta.ipynb #b49df878
+def _ci(r) -> str: return f"[{r.interval.low:.3f}, {r.interval.high:.3f}], p={r.p_value:.4f}"
+
+def _tasks_needed(r, alpha) -> int | None:
+    "Held-out tasks to detect a change of this size at 80% power: exact for pass/fail tasks, else the t approximation."
+    from whilelab.stats import tasks_for_power
+    d = r.per_task.values[~np.isnan(r.per_task.values)]
+    if not r.diff or len(d) < 2: return None
+    if np.isin(d, (-1.0, 0.0, 1.0)).all():          # each task passed or failed once per agent
+        up, down = float(np.mean(d == 1)), float(np.mean(d == -1))
+        return tasks_for_power(r.diff, 0, alpha, discordant=(up, down)) if up != down else None
+    sd = float(np.std(d, ddof=1))
+    return tasks_for_power(r.diff, sd, alpha) if sd > 0 else None
+
 # %% ../nbs/08_delta.ipynb #b73fe93a
 @dataclass
 class DeltaReport:
@@ -75,6 +89,7 @@ def delta_report(before,                       # graded rows of the agent before
     sb, sa = {r["situation_id"] for r in before}, {r["situation_id"] for r in after}
     if not sb & sa: raise ValueError("before and after share no situation. Fix: evaluate both agents on the same held-out situations")
     excluded = {k: n for k, n in (("situations only before", len(sb - sa)), ("situations only after", len(sa - sb))) if n}
+    excluded |= {f"rows {name}: {why}": n for name, rows in (("before", before), ("after", after)) for why, n in rows.left_out.items()}
     metrics, results = {"pass@1": lambda r: r["reward"], **markers}, {}
     for k, f in metrics.items():
         b, a = _per_task(before, f), _per_task(after, f)
@@ -83,20 +98,20 @@ def delta_report(before,                       # graded rows of the agent before
                                                        "Fix: grade both sets with whilelab.grade.grade (it records every rule), or protect another marker")
             excluded.setdefault("markers with no value on both sides", []).append(k); continue
         results[k] = paired_test(b, a, n_resamples, level, seed)
-    reasons, verdict = [], "inconclusive"
-    p1 = results["pass@1"].interval
-    regress = [m for m in must_not_regress if results[m].interval.high < 0]
-    if p1.high < 0: reasons.append(f"pass@1 fell by {-results['pass@1'].diff:.3f} [{p1.low:.3f}, {p1.high:.3f}]")
-    for m in regress: reasons.append(f"{m} regressed by {-results[m].diff:.3f} [{results[m].interval.low:.3f}, {results[m].interval.high:.3f}] (must not regress)")
-    if p1.high < 0 or regress: verdict = "regress"
-    elif p1.low > 0: verdict = "ship"; reasons.append(f"pass@1 rose by {results['pass@1'].diff:.3f} [{p1.low:.3f}, {p1.high:.3f}], p={results['pass@1'].p_value:.4f}, and no protected marker regressed")
-    else:
-        from whilelab.stats import tasks_for_power
-        sd = float(np.nanstd(results["pass@1"].per_task.values, ddof=1)) if results["pass@1"].n > 1 else np.nan
-        need = tasks_for_power(results["pass@1"].diff, sd) if results["pass@1"].diff and sd > 0 else None
-        reasons.append(f"pass@1 changed by {results['pass@1'].diff:+.3f} [{p1.low:.3f}, {p1.high:.3f}]: the interval includes zero"
-                       + (f"; about {need} held-out tasks would detect a change this size at 80% power" if need else ""))
-    return DeltaReport(results, verdict, reasons, tuple(must_not_regress), excluded)
+    alpha, r1 = 1 - level, results["pass@1"]
+    fell = lambda r: r.interval.high < 0 and r.p_value <= alpha        # a change needs its interval and its p-value to agree
+    regress = [m for m in must_not_regress if fell(results[m])]
+    reasons = [f"pass@1 fell by {-r1.diff:.3f} {_ci(r1)}"] if fell(r1) else []
+    reasons += [f"{m} regressed by {-results[m].diff:.3f} {_ci(results[m])} (must not regress)" for m in regress]
+    if reasons: return DeltaReport(results, "regress", reasons, tuple(must_not_regress), excluded)
+    if r1.interval.low > 0 and r1.p_value <= alpha:
+        reasons = [f"pass@1 rose by {r1.diff:.3f} {_ci(r1)}, and no protected marker regressed"]
+        return DeltaReport(results, "ship", reasons, tuple(must_not_regress), excluded)
+    why = "the interval includes zero" if not r1.interval.excludes(0) else f"the interval excludes zero but p = {r1.p_value:.3f} > {alpha:.2g}"
+    need = _tasks_needed(r1, alpha)
+    reasons = [f"pass@1 changed by {r1.diff:+.3f} {_ci(r1)}: {why}"
+               + (f"; about {need} held-out tasks would detect a change this size at 80% power" if need else "")]
+    return DeltaReport(results, "inconclusive", reasons, tuple(must_not_regress), excluded)
 
 # %% ../nbs/08_delta.ipynb #f082cc31
 def plot_delta(report: DeltaReport, save=None):

@@ -4,10 +4,10 @@
 
 # %% ../nbs/06_grade.ipynb #31a4d36e
 from __future__ import annotations
-import asyncio, collections, dataclasses, inspect, marshal, re
+import asyncio, collections, dataclasses, inspect, json, marshal, re, warnings
 from dataclasses import dataclass, field
 import numpy as np
-from .core import AgentSpec, stable_hash, canonical_json, run_sync
+from .core import AgentSpec, stable_hash, canonical_json, run_sync, redact
 from typing import TYPE_CHECKING
 if TYPE_CHECKING: from whilelab.stats import Interval   # annotations only: scipy.stats loads when a judge is scored
 from .defaults import GradeOptions, TrustOptions
@@ -15,10 +15,11 @@ from .world import Schema, check_args, _id_entity
 from .axes import policy_clauses
 
 # %% auto #0
-__all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAULT_RUBRIC', 'UNKNOWN_FAMILIES', 'NEUTRAL_PAD',
-           'FLATTERY', 'RuleCtx', 'conduct_rule', 'unknown_tool', 'invalid_arguments', 'ungrounded_arguments',
-           'success_after_fault', 'repeated_failing_call', 'confirmation_skipped', 'boilerplate', 'needed_tool_missing',
-           'end_state', 'check_conduct', 'Label', 'RuleJudge', 'transcript', 'LLMJudge', 'code_hash', 'as_judge',
+__all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAULT_RUBRIC', 'LABEL_RE', 'UNKNOWN_FAMILIES',
+           'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule', 'unknown_tool', 'invalid_arguments',
+           'ungrounded_arguments', 'success_after_fault', 'repeated_failing_call', 'confirmation_skipped',
+           'boilerplate', 'needed_tool_missing', 'truncated_reply', 'empty_reply', 'end_state', 'check_conduct',
+           'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash', 'as_judge',
            'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families', 'argument_grounding', 'hard_floors',
            'Graded', 'grade', 'probes', 'Trust', 'gold_from_flaws', 'judge_trust']
 
@@ -125,6 +126,16 @@ def needed_tool_missing(row, ctx):
     return (need in called, f"the situation needs {need}, which was never called (called: {sorted(called)})" if need not in called else f"{need} was called")
 
 @conduct_rule
+def truncated_reply(row, ctx):
+    cut = [s["message"] for s in row.get("stop_reasons") or [] if s["reason"] == "max_tokens"]
+    return (not cut, f"the reply at message {cut[0]} was cut at max_tokens: the person saw half a message" if cut else "no reply was cut short")
+
+@conduct_rule
+def empty_reply(row, ctx):
+    empty = [i for i, m in enumerate(row["messages"]) if m["role"] == "assistant" and not m.get("content") and not m.get("tool_calls")]
+    return (not empty, f"the agent answered with nothing at message {empty[0]}" if empty else "every reply said something")
+
+@conduct_rule
 def end_state(row, ctx):
     ok = row.get("state_hash_after") == row.get("reference_hash")
     return ok, "the world ended in the reference state" if ok else "the world ended in a different state from the reference"
@@ -142,19 +153,24 @@ def check_conduct(row: dict, ctx: RuleCtx, rules=None) -> list[dict]:
 @dataclass
 class Label:
     "A judge's verdict on one row."
-    label: str
+    label: str | None                 # "pass" or "fail"; None when the judge gave none (`error` says why)
     reason: str = ""
     judge: str = ""
     family: str = ""
     rubric_hash: str = ""
     agent_family: str = ""
+    error: str | None = None          # why there is no label: the judge's call failed, or its answer held none
+    usage: dict | None = None         # the judge call's tokens and cost, when its backend reports them
     def as_dict(self) -> dict: return dataclasses.asdict(self)
+
+class BadLabel(ValueError):
+    "A judge function returned something that is not a label: a bug in the function, not a passing failure."
 
 def _label(x) -> str:
     s = str(x).strip().lower()
     if s in ("pass", "1", "true", "yes", "1.0"): return "pass"
     if s in ("fail", "0", "false", "no", "0.0"): return "fail"
-    raise ValueError(f"a judge label must be 'pass' or 'fail', got {x!r}")
+    raise BadLabel(f"a judge label must be 'pass' or 'fail', got {x!r}")
 
 class RuleJudge:
     "Passes a row when every conduct rule passes."
@@ -184,17 +200,35 @@ def transcript(row) -> str:
         else: out.append(f"{'PERSON' if m['role'] == 'user' else 'AGENT'}: {m.get('content') or ''}")
     return "\n".join(out)
 
+# %% ../nbs/06_grade.ipynb #36b20a0a
+LABEL_RE = re.compile(r"\b(?:label|verdict|grade)\b\W{0,8}(pass|fail)\b", re.I)
+
+def parse_label(text) -> tuple[str, str] | None:
+    "('pass' or 'fail', reason) from a judge's answer -- `LABEL: pass`, markdown, any case, or JSON -- or None when it holds no label."
+    text = str(text or "")
+    for blob in re.findall(r"\{[^{}]*\}", text):
+        try: d = json.loads(blob)
+        except ValueError: continue
+        d = {str(k).lower(): v for k, v in d.items()} if isinstance(d, dict) else {}
+        v = str(d.get("label", d.get("verdict", ""))).strip().lower()
+        if v in ("pass", "fail"): return v, str(d.get("reason", ""))
+    plain = re.sub(r"[*_`#>]", "", text)                       # markdown emphasis, headings, quotes
+    if plain.strip().lower() in ("pass", "fail"): return plain.strip().lower(), ""
+    m, r = LABEL_RE.search(plain), re.search(r"\breason\b\W{0,8}(.+)", plain, re.I)
+    return (m.group(1).lower(), r.group(1).strip() if r else "") if m else None
+
+# %% ../nbs/06_grade.ipynb #0dd4f81b
 class LLMJudge:
-    "A judge that asks a model, through `backend(system, prompt) -> text`, to grade against `rubric`."
+    "A judge that asks a model, through `backend(system, prompt)` (text, or a dict with `text` and `usage`), to grade against `rubric`."
     def __init__(self, backend, policy: str, rubric: str = DEFAULT_RUBRIC, name: str = "llm", family: str = "unknown"):
         self.backend, self.policy, self.rubric, self.name, self.family = backend, policy, rubric, name, family
         self.rubric_hash = stable_hash(rubric, policy, n=12)
     async def judge(self, row) -> Label:
-        text = await self.backend(self.rubric, f"POLICY:\n{self.policy}\n\nCONVERSATION:\n{transcript(row)}")
-        m = re.search(r"LABEL:\s*(pass|fail)", text or "", re.I)
-        if not m: raise ValueError(f"judge {self.name!r} answered without a 'LABEL: pass|fail' line: {str(text)[:120]!r}")
-        r = re.search(r"REASON:\s*(.+)", text, re.I)
-        return Label(m.group(1).lower(), r.group(1).strip() if r else "", self.name, self.family, self.rubric_hash)
+        out = await self.backend(self.rubric, f"POLICY:\n{self.policy}\n\nCONVERSATION:\n{transcript(row)}")
+        text, usage = (out.get("text"), out.get("usage")) if isinstance(out, dict) else (out, None)
+        got, who = parse_label(text), (self.name, self.family, self.rubric_hash)
+        if got is None: return Label(None, "", *who, error=f"the answer holds no pass/fail label: {str(text)[:120]!r}", usage=usage)
+        return Label(*got, *who, usage=usage)
 
 def code_hash(f) -> str:
     "A hash of what `f` does: its source where it can be read, else its compiled code (a function typed into `python -`)."
@@ -223,17 +257,24 @@ def as_judge(x, name: str | None = None, family: str = "custom"):
 async def _judge_all(judge, rows, concurrency):
     sem = asyncio.Semaphore(concurrency)
     async def one(r):
-        async with sem: return await judge.judge(r)
+        async with sem:
+            try: return await judge.judge(r)
+            except BadLabel: raise                      # the judge function is wrong: every label would be
+            except Exception as e: return Label(None, error=redact(f"{type(e).__name__}: {e}"))   # an outage costs this row only
     return await asyncio.gather(*(one(r) for r in rows))
 
 def judge_all(judge, rows, concurrency: int = 16) -> list[Label]:
-    "The judge's label for each row, each carrying the judge's name, family and rubric hash (filled in where a custom judge left them out)."
+    "Each row's label, with the judge's name, family and rubric hash; a call that failed or held no label is a `Label(None, error=...)`."
     judge = as_judge(judge)
     name, family = getattr(judge, "name", type(judge).__name__), getattr(judge, "family", "") or "custom"
     rubric = getattr(judge, "rubric_hash", "") or code_hash(judge.judge)
     labels = run_sync(_judge_all(judge, list(rows), concurrency))
-    return [dataclasses.replace(l, label=_label(l.label), judge=l.judge or name, family=l.family or family, rubric_hash=l.rubric_hash or rubric)
-            for l in labels]
+    out = [dataclasses.replace(l, label=None if l.label is None else _label(l.label), judge=l.judge or name, family=l.family or family,
+                               rubric_hash=l.rubric_hash or rubric) for l in labels]
+    failed = [l for l in out if l.label is None]
+    if failed: warnings.warn(f"judge {name!r} gave no label for {len(failed)} of {len(out)} rows (first: {failed[0].error}); "
+                             "those rows stay ungraded", stacklevel=2)
+    return out
 
 # %% ../nbs/06_grade.ipynb #9f6e1699
 UNKNOWN_FAMILIES = ("", "custom", "unknown")   # nothing known about the model behind it, so nothing to compare
@@ -281,21 +322,32 @@ def hard_floors(rows, spec: AgentSpec | None = None, opts: GradeOptions | None =
 
 # %% ../nbs/06_grade.ipynb #b7f0bb40
 class Graded(list):
-    "Graded rows, with how many went to the judge and which hard rules floored the others."
-    def __init__(self, rows=(), judged: int = 0, floored: dict | None = None):
-        super().__init__(rows); self.judged, self.floored = judged, dict(floored or {})
-    def report(self) -> dict: return {"rows": len(self), "judged": self.judged, "floored": sum(self.floored.values()), "by_rule": self.floored}
+    "Graded rows, with how many went to the judge, which hard rules floored rows, and why rows were left ungraded."
+    def __init__(self, rows=(), judged: int = 0, floored: dict | None = None, ungraded: dict | None = None):
+        super().__init__(rows); self.judged, self.floored, self.ungraded = judged, dict(floored or {}), dict(ungraded or {})
+    def report(self) -> dict:
+        return {"rows": len(self), "judged": self.judged, "floored": sum(self.floored.values()), "by_rule": self.floored,
+                "ungraded": self.ungraded}
 
 def _markers(row, verdicts, hard) -> dict:
     return {**{v["rule"]: float(v["passed"]) for v in verdicts if v["rule"] not in hard}, "argument_grounding": argument_grounding(row)}
 
+def _graded(row, verdicts, floors, label, hard) -> dict:
+    "`row` with its verdicts, markers and reward: 0 when floored, the label's when judged, None (and why) when neither is possible."
+    out = {**row, "rules": verdicts, "floored_by": floors, "markers": _markers(row, verdicts, hard), "judge": label and label.as_dict()}
+    if row.get("error"): return {**out, "floored_by": [], "reward": None, "ungraded": f"rollout error: {row['error']}"}
+    if floors: return {**out, "reward": 0.0}
+    if label.label is None: return {**out, "reward": None, "ungraded": f"judge failed: {label.error}"}
+    return {**out, "reward": float(label.label == "pass")}
+
+# %% ../nbs/06_grade.ipynb #4bbcbe73
 def grade(rows,                               # rollouts to grade
           spec: AgentSpec,                    # the agent's tools and policy
           judge=None,                         # a judge or a function of a row (default: `RuleJudge`)
           agent=None,                         # the agent under test, for the family check (default: the rows' `agent_family`)
           opts: GradeOptions | None = None    # hard rules, thresholds, `allow_same_family`
          ) -> Graded:
-    "Conduct rules first: a row breaking a hard rule gets reward 0 and is not judged; the judge labels the rest. New dicts; rows unchanged."
+    "Conduct rules first: a hard-rule breach is reward 0, unjudged; the judge labels the rest; error rows stay ungraded. New dicts."
     opts, rows = opts or GradeOptions(), list(rows)
     unknown = [r for r in opts.hard_rules if r not in CONDUCT_RULES]
     if unknown: raise ValueError(f"GradeOptions.hard_rules names no conduct rule {unknown}. Fix: use some of {sorted(CONDUCT_RULES)}")
@@ -304,13 +356,13 @@ def grade(rows,                               # rollouts to grade
     check_judge_family(judge, fams, opts)
     ctx = RuleCtx(spec, opts)
     verdicts = [check_conduct(r, ctx) for r in rows]
-    floors = hard_floors([{"rules": vs} for vs in verdicts], opts=opts)
-    labels = iter(judge_all(judge, [r for r, f in zip(rows, floors) if not f]))
-    out = Graded(judged=sum(not f for f in floors), floored=collections.Counter(r for f in floors for r in f))
-    for r, vs, f in zip(rows, verdicts, floors):
-        lab = None if f else dataclasses.replace(next(labels), agent_family=fams[0] if len(fams) == 1 else "mixed")
-        out.append({**r, "rules": vs, "floored_by": f, "markers": _markers(r, vs, opts.hard_rules),
-                    "judge": lab and lab.as_dict(), "reward": 0.0 if f or lab.label == "fail" else 1.0})
+    floors = [[] if r.get("error") else f for r, f in zip(rows, hard_floors([{"rules": vs} for vs in verdicts], opts=opts))]
+    asked = [not f and not r.get("error") for r, f in zip(rows, floors)]     # an outage is not the agent's conduct: never judged
+    labels = iter(judge_all(judge, [r for r, a in zip(rows, asked) if a]))
+    fam = fams[0] if len(fams) == 1 else "mixed"
+    out = Graded((_graded(r, vs, f, dataclasses.replace(next(labels), agent_family=fam) if a else None, opts.hard_rules)
+                  for r, vs, f, a in zip(rows, verdicts, floors, asked)), sum(asked), collections.Counter(r for f in floors for r in f))
+    out.ungraded = dict(collections.Counter(r["ungraded"].split(":")[0] for r in out if r.get("ungraded")))
     return out
 
 # %% ../nbs/06_grade.ipynb #35cee6f6
@@ -358,6 +410,7 @@ class Trust:
     specificity: float
     judge: str = ""
     floored: dict = field(default_factory=dict)   # hard rule -> keys of the rows it floored before the judge saw them
+    corrected_note: str = ""                      # why there is no corrected pass rate, when there is none
     def __repr__(self):
         fl = f"; {sum(map(len, self.floored.values()))} rows floored by hard rules" if self.floored else ""
         return f"Trust({'TRUSTED' if self.trusted else 'NOT TRUSTED'} {self.judge}: " + "; ".join(self.reasons) + fl + ")"
@@ -387,7 +440,7 @@ def judge_trust(judge,                        # a judge, or a function of a row
                ) -> Trust:
     "Score `judge` against `gold` labels (dict, list, or function of a row) and decide whether to trust it."
     from whilelab.rollout import row_key
-    from whilelab.stats import cohens_kappa, wilson   # scipy.stats is heavy: loaded only when a judge is scored
+    from whilelab.stats import cohens_kappa, clustered_wilson   # scipy.stats is heavy: loaded only when a judge is scored
     opts, judge, grade_opts = opts or TrustOptions(), as_judge(judge), grade_opts or GradeOptions()
     check_judge_family(judge, agent_families(agent, rows), grade_opts)
     g = _gold_dict(rows, gold)
@@ -396,6 +449,7 @@ def judge_trust(judge,                        # a judge, or a function of a row
     floors = hard_floors(rows, spec, grade_opts)
     judged = iter(judge_all(judge, [r for r, f in zip(rows, floors) if not f]))
     labels = ["fail" if f else next(judged).label for f in floors]
+    unlabelled = sum(l is None for l in labels)
     floored = {}
     for r, f in zip(rows, floors):
         for rule in f: floored.setdefault(rule, []).append(row_key(r))
@@ -406,7 +460,7 @@ def judge_trust(judge,                        # a judge, or a function of a row
     for h in (0, 1):
         idx = np.flatnonzero(half == h)
         a, b = np.array(gl)[idx], np.array(labels)[idx]
-        agree = wilson(int((a == b).sum()), len(idx))
+        agree = clustered_wilson(a == b, sit[idx])       # rows of one situation agree together: n shrinks by the design effect
         k = cohens_kappa(a, b)
         usit = np.unique(sit[idx]); pos = {s: i for i, s in enumerate(usit)}
         grp = np.array([pos[s] for s in sit[idx]])
@@ -434,26 +488,40 @@ def judge_trust(judge,                        # a judge, or a function of a row
     gp, jp = np.array(gl) == "pass", np.array(labels) == "pass"
     sens = float(jp[gp].mean()) if gp.any() else np.nan
     spec_ = float((~jp[~gp]).mean()) if (~gp).any() else np.nan
-    if target is None: cal, tj = (half == 0), jp[half == 1]          # calibrate on one half, correct the other
-    else: cal, tj = np.ones(len(rows), bool), np.array([l.label == "pass" for l in judge_all(judge, list(target))])
-    corr = _corrected(gp[cal], jp[cal], tj, opts.resamples, seed)
+    if target is None: cal, tj, tsit = (half == 0), jp[half == 1], sit[half == 1]     # calibrate on one half, correct the other
+    else:
+        target = list(target)
+        cal, tsit = np.ones(len(rows), bool), np.array([r["situation_id"] for r in target])
+        tj = np.array([l.label == "pass" for l in judge_all(judge, target)])
+    corr, note = _corrected(gp[cal], jp[cal], sit[cal], tj, tsit, opts.resamples, seed, opts.min_informedness)
+    if not ok: corr, note = None, "no corrected pass rate: the judge is not trusted"
+    if unlabelled: reasons.append(f"the judge gave no label for {unlabelled} rows (counted as disagreements)")
     if ok: reasons.append(f"kappa {min(h['kappa'].kappa for h in halves):.2f}+ on both halves, padding moved {flip:.0%} of grades, every probe caught >= {min(catch.values()):.0%}")
-    return Trust(ok, reasons, halves, flip, catch, corr, float(tj.mean()) if len(tj) else np.nan, sens, spec_, getattr(judge, "name", ""), floored)
+    return Trust(ok, reasons, halves, flip, catch, corr, float(tj.mean()) if len(tj) else np.nan, sens, spec_, getattr(judge, "name", ""),
+                 floored, note)
 
-def _corrected(gp, jp, target_j, B, seed) -> Interval | None:
-    "Rogan-Gladen pass rate of the target, (p + spec - 1) / (sens + spec - 1), with sens and spec from the gold rows; bootstrap over both."
+def _rogan_gladen(g, j, t) -> tuple[float, float]:
+    "(corrected pass rate, informedness sens + spec - 1) from gold `g`, judge `j` on the gold rows, and judge `t` on the target."
+    if not g.any() or g.all() or not len(t): return np.nan, np.nan
+    se, sp = j[g].mean(), (~j[~g]).mean()
+    den = se + sp - 1
+    return (float(np.clip((t.mean() + sp - 1) / den, 0, 1)) if den > 0 else np.nan), float(den)
+
+def _by_cluster(ids) -> list: return [np.flatnonzero(ids == s) for s in np.unique(ids)]
+
+def _corrected(gp, jp, gold_sits, target_j, target_sits, B, seed, min_informedness) -> tuple[Interval | None, str]:
+    "Rogan-Gladen pass rate of the target with situations resampled on both sides; None and why, when the judge is uninformative."
     from whilelab.stats import Interval
-    def rg(g, j, t):
-        if not g.any() or g.all() or not len(t): return np.nan
-        se, sp = j[g].mean(), (~j[~g]).mean()
-        den = se + sp - 1
-        return float(np.clip((t.mean() + sp - 1) / den, 0, 1)) if den > 0 else np.nan
-    est = rg(gp, jp, target_j)
-    if np.isnan(est): return None
-    rng = np.random.default_rng(seed)
-    bs = []
-    for _ in range(B):
-        i, k = rng.integers(0, len(gp), len(gp)), rng.integers(0, len(target_j), len(target_j))
-        bs.append(rg(gp[i], jp[i], target_j[k]))
+    est, _ = _rogan_gladen(gp, jp, target_j)
+    if np.isnan(est): return None, "no corrected pass rate: the gold labels hold one class only, or the judge does no better than chance"
+    rng, gc, tc, bs, js = np.random.default_rng(seed), _by_cluster(gold_sits), _by_cluster(target_sits), [], []
+    for _ in range(B):     # rows of one situation are alike: resampling rows would claim more certainty than there is
+        i = np.concatenate([gc[p] for p in rng.integers(0, len(gc), len(gc))])
+        k = np.concatenate([tc[p] for p in rng.integers(0, len(tc), len(tc))])
+        e, J = _rogan_gladen(gp[i], jp[i], target_j[k]); bs.append(e); js.append(J)
+    j_low = float(np.nanquantile(js, 0.025)) if np.isfinite(js).any() else np.nan
+    if not j_low >= min_informedness:
+        return None, (f"no corrected pass rate: the judge's informedness (sens + spec - 1) has lower bound {j_low:.2f} < "
+                      f"{min_informedness} (TrustOptions.min_informedness); a correction would divide by noise")
     lo, hi = np.nanquantile(bs, [0.025, 0.975])
-    return Interval(est, float(lo), float(hi), 0.95, "rogan-gladen bootstrap", len(target_j))
+    return Interval(est, float(lo), float(hi), 0.95, "rogan-gladen bootstrap", len(tc), "situation"), ""

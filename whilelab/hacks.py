@@ -4,7 +4,7 @@
 
 # %% ../nbs/11_hacks.ipynb #41c37eb5
 from __future__ import annotations
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 from .core import graded_rows
@@ -50,6 +50,7 @@ class HackScan:
     flagged: list
     suspects: list
     variance: dict
+    left_out: dict = field(default_factory=dict)   # rows not graded (an outage, no label), by reason
     def __repr__(self):
         top = self.association.to_series().abs().sort_values(ascending=False)
         return (f"HackScan(floor {self.floor:.3f}; flagged {self.flagged}; suspects {self.suspects}; "
@@ -83,4 +84,4 @@ def hack_scan(rows, n_shuffles: int = 1000, quantile: float = 0.95, seed: int = 
     flagged = [n for n, a in zip(names, obs) if abs(a) > floor]
     suspects = [n for n, a in zip(names, obs) if a > floor and n in SURFACE]
     return HackScan(xr.DataArray(obs, dims="feature", coords={"feature": names}, name="within_task_corr"),
-                    floor, flagged, suspects, variance_parts(rew, gi))
+                    floor, flagged, suspects, variance_parts(rew, gi), rows.left_out)

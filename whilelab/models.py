@@ -9,13 +9,14 @@ import numpy as np
 from .core import rng_for, content_words
 from .defaults import RolloutOptions
 from .world import _id_entity, _id_format
-from .rollout import assistant_msg, user_msg, Ctx
+from .rollout import assistant_msg, user_msg, person_leaves, Ctx
 
 # %% auto #0
 __all__ = ['FLAWS', 'BOILERPLATE', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'DEFAULT_CLAUDE',
-           'PRICES', 'STOP', 'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser', 'BackendError', 'cost_usd',
-           'ClaudeBackend', 'ClaudeAgent', 'person_brief', 'ClaudeUser', 'claude_judge', 'ClaudeWriter', 'to_openai',
-           'OpenAIBackend', 'OpenAIAgent', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
+           'PRICES', 'STOP', 'OPENS', 'FINISH_REASONS', 'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser',
+           'BackendError', 'price_of', 'cost_usd', 'ClaudeBackend', 'ClaudeAgent', 'person_brief', 'flipped',
+           'ClaudeUser', 'claude_judge', 'ClaudeWriter', 'to_openai', 'OpenAIBackend', 'OpenAIAgent', 'NotAligned',
+           'token_spans', 'ReferenceScorer', 'kl_estimate']
 
 # %% ../nbs/12_models.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool", "pads_boilerplate")
@@ -312,26 +313,40 @@ class TemplateUser:
 
 # %% ../nbs/12_models.ipynb #1833b000
 import asyncio, importlib, os
-from .core import redact
+from .core import redact, close_with_loop
 from .rollout import with_retries, is_transient, to_anthropic
 
 DEFAULT_CLAUDE = "claude-sonnet-4-5"  # a current general-purpose Claude model; pass model= for another
-PRICES = {  # USD per million (input, output) tokens, by model-name prefix, as published by each vendor; pass prices= to override
-    "claude-opus-4": (15.0, 75.0), "claude-sonnet-4": (3.0, 15.0), "claude-haiku-4": (1.0, 5.0), "claude-3-5-haiku": (0.8, 4.0),
-    "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.5, 10.0)}
+_ANTHROPIC, _OPENAI = "https://www.anthropic.com/pricing", "https://openai.com/api/pricing"
+PRICES = {  # USD per million tokens by exact model id (a dated id like claude-opus-4-5-20251101 finds its alias); prices= overrides
+    m: {"input": i, "output": o, "as_of": "2025-11-25", "source": s} for ms, i, o, s in (
+        (("claude-opus-4-5",), 5.0, 25.0, _ANTHROPIC), (("claude-opus-4-1", "claude-opus-4", "claude-opus-4-0"), 15.0, 75.0, _ANTHROPIC),
+        (("claude-sonnet-4-5", "claude-sonnet-4", "claude-sonnet-4-0", "claude-3-7-sonnet"), 3.0, 15.0, _ANTHROPIC),
+        (("claude-haiku-4-5",), 1.0, 5.0, _ANTHROPIC), (("claude-3-5-haiku",), 0.8, 4.0, _ANTHROPIC), (("claude-3-haiku",), 0.25, 1.25, _ANTHROPIC),
+        (("gpt-5",), 1.25, 10.0, _OPENAI), (("gpt-5-mini",), 0.25, 2.0, _OPENAI), (("gpt-5-nano",), 0.05, 0.40, _OPENAI),
+        (("gpt-4.1",), 2.0, 8.0, _OPENAI), (("gpt-4.1-mini",), 0.40, 1.60, _OPENAI), (("gpt-4.1-nano",), 0.10, 0.40, _OPENAI),
+        (("gpt-4o",), 2.5, 10.0, _OPENAI), (("gpt-4o-mini",), 0.15, 0.60, _OPENAI))
+    for m in ms}
 
 class BackendError(Exception):
     "A backend problem a retry will not fix (a missing or rejected key, a malformed reply); the message says what to do."
 
+def price_of(model: str, prices: dict = PRICES) -> tuple | None:
+    "(input, output) USD per million tokens for `model`, its dated id stripped to the alias; None when the table does not know it."
+    for m in (model, re.sub(r"-(\d{8}|\d{4}-\d{2}-\d{2})$", "", model), model.removesuffix("-latest")):
+        p = prices.get(m)
+        if p is not None: return (p["input"], p["output"]) if isinstance(p, dict) else tuple(p)
+    return None
+
 def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: dict = PRICES):
-    "Cost of one call by model-name prefix, or None for a model with no known price."
-    p = next((v for k, v in sorted(prices.items(), key=lambda kv: -len(kv[0])) if model.startswith(k)), None)
+    "Cost of one call, or None for a model with no known price (unknown is not free)."
+    p = price_of(model, prices)
     return None if p is None else round((input_tokens * p[0] + output_tokens * p[1]) / 1e6, 8)
 
 def _usage(model: str, input_tokens, output_tokens, prices: dict) -> dict:
-    "A row's usage entry for one call: tokens in and out, and their cost (0 for a model with no known price)."
+    "A row's usage entry for one call: tokens in and out, and their cost (None for a model with no known price)."
     i, o = input_tokens or 0, output_tokens or 0
-    return {"input_tokens": i, "output_tokens": o, "cost_usd": cost_usd(model, i, o, prices) or 0.0}
+    return {"calls": 1, "input_tokens": i, "output_tokens": o, "cost_usd": cost_usd(model, i, o, prices)}
 
 def _text(resp) -> str:
     "The text blocks of a Messages API reply, joined."
@@ -379,8 +394,13 @@ class _PerLoop:
         if id(loop) not in self._by_loop:
             self._by_loop = {k: v for k, v in self._by_loop.items() if not v[2].is_closed()}
             self._by_loop[id(loop)] = (self.make_client(), asyncio.Semaphore(self.concurrency), loop)
+            close_with_loop(lambda: self._close(id(loop)))
         c, sem, _ = self._by_loop[id(loop)]
         return c, sem
+    async def _close(self, loop_id):
+        "Close the loop's client while its loop still runs (collected later, it would try and fail on a closed loop)."
+        entry = self._by_loop.pop(loop_id, None)
+        if entry is not None: await entry[0].close()
     def __getstate__(self): return {**self.__dict__, "_by_loop": {}}   # clients and loops stay in the process that made them
 
 # %% ../nbs/12_models.ipynb #39c1b9b6
@@ -388,40 +408,48 @@ class ClaudeBackend:
     "The Anthropic Messages API with whilelab's retries, a concurrency limit, and usage and cost per call."
     family = "anthropic"
     def __init__(self, model: str = DEFAULT_CLAUDE, api_key: str | None = None, max_tokens: int = 1024, extra_body: dict | None = None,
-                 concurrency: int = 8, timeout: float = 60.0, transport=None, base_url: str | None = None, opts=None, prices: dict = PRICES):
+                 concurrency: int = 8, timeout: float = 60.0, transport=None, base_url: str | None = None,
+                 opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
+                 prices: dict = PRICES):
         _key(api_key, "ANTHROPIC_API_KEY")   # fail now, not at the first call, when there is no key
-        self.model, self.max_tokens, self.extra_body, self.prices = model, max_tokens, dict(extra_body or {}), prices
-        self.opts = opts or RolloutOptions()
+        self.model, self.max_tokens, self.extra_body, self.prices, self.opts = model, max_tokens, dict(extra_body or {}), prices, opts
         mk = _SDKClient("anthropic", "AsyncAnthropic", "ANTHROPIC_API_KEY", api_key, transport=transport, timeout=timeout, base_url=base_url)
         self._clients = _PerLoop(mk, concurrency)
         self.sampling = {"model": model, "max_tokens": max_tokens, **self.extra_body}   # exactly what each request sends
 
-    async def create(self, system: str, messages: list, tools=None, key=()):
-        "One Messages API call, retried on passing failures."
+    async def create(self, system: str, messages: list, tools=None, key=(), opts=None):
+        "One Messages API call, retried on passing failures as this backend's `opts`, else the run's `opts`, say."
         import anthropic
         client, sem = self._clients.get()
         kw = dict(model=self.model, max_tokens=self.max_tokens, system=system, messages=messages)
         if tools: kw["tools"] = tools
         if self.extra_body: kw["extra_body"] = self.extra_body   # sampling fields the model accepts (the SDK passes them through)
+        retry = self.opts or opts or RolloutOptions()
         async with sem:
-            return await _guarded(lambda: client.messages.create(**kw), ("claude",) + tuple(key), self.opts, anthropic, "the Anthropic API", "ANTHROPIC_API_KEY")
+            return await _guarded(lambda: client.messages.create(**kw), ("claude",) + tuple(key), retry, anthropic,
+                                  "the Anthropic API", "ANTHROPIC_API_KEY")
 
     def usage(self, resp) -> dict:
         u = getattr(resp, "usage", None)
         return _usage(self.model, getattr(u, "input_tokens", 0), getattr(u, "output_tokens", 0), self.prices)
 
+    async def answer(self, system: str, prompt: str, key=(), opts=None) -> dict:
+        "A single-turn reply (for judges and writers): its `text`, `usage` and `stop_reason`."
+        resp = await self.create(system, [{"role": "user", "content": prompt}], key=key, opts=opts)
+        return {"text": _text(resp), "usage": self.usage(resp), "stop_reason": getattr(resp, "stop_reason", None)}
+
     async def text(self, system: str, prompt: str, key=()) -> str:
-        "The text of a single-turn reply (for judges and writers)."
-        return _text(await self.create(system, [{"role": "user", "content": prompt}], key=key))
+        "The text of a single-turn reply."
+        return (await self.answer(system, prompt, key))["text"]
 
 # %% ../nbs/12_models.ipynb #54315b33
 def _claude_turn(resp, backend, spec=None) -> dict:
-    "An Anthropic response as an assistant turn (tool calls under the tools' own names), with usage in `_meta`."
+    "An Anthropic response as an assistant turn (tool calls under the tools' own names), with usage and stop reason in `_meta`."
     if not getattr(resp, "content", None) and getattr(resp, "stop_reason", None) is None:
         raise BackendError("the Anthropic API answered with no content and no stop reason")
     calls = [(b.id, spec.from_api(b.name) if spec else b.name, dict(b.input or {})) for b in resp.content if b.type == "tool_use"]
-    msg = assistant_msg(_text(resp), calls)
-    msg["_meta"] = {"usage": backend.usage(resp)}
+    msg = assistant_msg(_text(resp), calls)     # an empty reply stays empty: the row shows what the model said
+    msg["_meta"] = {"usage": backend.usage(resp), "stop_reason": resp.stop_reason}
     return msg
 
 class ClaudeAgent:
@@ -432,7 +460,8 @@ class ClaudeAgent:
         self.sampling = dict(self.backend.sampling)
     async def respond(self, messages, ctx) -> dict:
         _, msgs = to_anthropic(messages, ctx.spec.api_names())
-        resp = await self.backend.create(ctx.spec.policy, msgs, [t.to_anthropic() for t in ctx.spec.tools], key=ctx.key + ("agent", len(messages)))
+        resp = await self.backend.create(ctx.spec.policy, msgs, [t.to_anthropic() for t in ctx.spec.tools],
+                                         key=ctx.key + ("agent", len(messages)), opts=ctx.opts)
         return _claude_turn(resp, self.backend, ctx.spec)
 
 # %% ../nbs/12_models.ipynb #1f225d2d
@@ -450,6 +479,21 @@ def person_brief(ctx) -> str:
             f"Context: {HISTORY.get(hi, hi)}. Write one short message per turn, as the customer, in plain text. Never say you are "
             f"simulated. When your request is done, or clearly cannot be done, answer exactly {STOP}.")
 
+OPENS = "(The support chat opens. Write your first message.)"
+
+def flipped(messages) -> list[dict]:
+    "The conversation as the person sees it: the agent's words as the other side, tool traffic unseen, same-speaker turns joined."
+    out = [{"role": "user", "content": OPENS}]
+    for m in messages:
+        text = (m.get("content") or "").strip() if m["role"] in ("user", "assistant") else ""
+        if not text: continue
+        role = "assistant" if m["role"] == "user" else "user"
+        if out[-1]["role"] == role: out[-1]["content"] += "\n\n" + text
+        else: out.append({"role": role, "content": text})
+    if len(out) > 1 and out[1]["role"] == "user": out.pop(0)      # the agent spoke first: its words open the chat
+    return out
+
+# %% ../nbs/12_models.ipynb #023dc1f9
 class ClaudeUser:
     "A simulated person played by Claude, briefed by the situation."
     name, family = "claude-user", "anthropic"
@@ -457,19 +501,16 @@ class ClaudeUser:
         self.backend = backend or ClaudeBackend(model, **kw)
     async def respond(self, messages, ctx):
         if not messages and ctx.situation.goal.get("opening"): return user_msg(ctx.situation.goal["opening"])
-        flipped = [{"role": "assistant" if m["role"] == "user" else "user", "content": m.get("content") or ""}
-                   for m in messages if m["role"] in ("user", "assistant") and (m.get("content") or "").strip()]
-        if not flipped or flipped[0]["role"] != "user": flipped.insert(0, {"role": "user", "content": "(The support chat opens. Write your first message.)"})
-        resp = await self.backend.create(person_brief(ctx), flipped, key=ctx.key + ("user", len(messages)))
-        text = _text(resp).strip()
-        return None if not text or STOP in text else user_msg(text)
+        resp = await self.backend.create(person_brief(ctx), flipped(messages), key=ctx.key + ("user", len(messages)), opts=ctx.opts)
+        text, meta = _text(resp).strip(), {"usage": self.backend.usage(resp), "stop_reason": resp.stop_reason}
+        return person_leaves(meta) if not text or STOP in text else {**user_msg(text), "_meta": meta}
 
 # %% ../nbs/12_models.ipynb #bf300383
 def claude_judge(policy: str, model: str = DEFAULT_CLAUDE, backend: ClaudeBackend | None = None, rubric: str | None = None, **kw):
-    "An `LLMJudge` backed by Claude (family 'anthropic')."
+    "An `LLMJudge` backed by Claude (family 'anthropic'); each label carries the call's usage and cost."
     from whilelab.grade import LLMJudge, DEFAULT_RUBRIC
     b = backend or ClaudeBackend(model, **kw)
-    return LLMJudge(lambda system, prompt: b.text(system, prompt), policy, rubric or DEFAULT_RUBRIC, name=f"claude:{b.model}", family="anthropic")
+    return LLMJudge(b.answer, policy, rubric or DEFAULT_RUBRIC, name=f"claude:{b.model}", family="anthropic")
 
 class ClaudeWriter:
     "A situation writer backed by Claude: for a cell, the person's opening message in its own words."
@@ -491,6 +532,7 @@ def to_openai(messages, system: str | None = None, names: dict | None = None) ->
     out, names = ([{"role": "system", "content": system}] if system else []), names or {}
     for m in messages:
         m = dict(m)
+        if m["role"] == "assistant" and not m.get("content") and not m.get("tool_calls"): continue   # an empty reply: nothing was said
         if m.get("tool_calls"):
             m["tool_calls"] = [{**c, "function": {**c["function"], "name": names.get(c["function"]["name"], c["function"]["name"]),
                                                   "arguments": json.dumps(c["function"]["arguments"])}} for c in m["tool_calls"]]
@@ -500,22 +542,28 @@ def to_openai(messages, system: str | None = None, names: dict | None = None) ->
 class OpenAIBackend:
     "Chat completions on an OpenAI-compatible endpoint, with whilelab's retries and a concurrency limit."
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, temperature: float = 1.0, max_tokens: int = 1024,
-                 concurrency: int = 8, timeout: float = 60.0, transport=None, family: str = "openai-compatible", opts=None, prices: dict = PRICES):
+                 concurrency: int = 8, timeout: float = 60.0, transport=None, family: str = "openai-compatible",
+                 opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
+                 prices: dict = PRICES):
         _key(api_key, "OPENAI_API_KEY", required=base_url is None)
         self.model, self.temperature, self.max_tokens, self.family, self.prices = model, temperature, max_tokens, family, prices
-        self.opts = opts or RolloutOptions()
+        self.opts = opts
         mk = _SDKClient("openai", "AsyncOpenAI", "OPENAI_API_KEY", api_key, required=base_url is None, transport=transport,
                         timeout=timeout, base_url=base_url)
         self._clients = _PerLoop(mk, concurrency)
         self.sampling = {"model": model, "temperature": temperature, "max_tokens": max_tokens, "base_url": base_url or "api.openai.com"}
 
-    async def call(self, fn, key):
+    async def call(self, fn, key, opts=None):
+        "`fn(client)`, retried on passing failures as this backend's `opts`, else the run's `opts`, say."
         import openai
         client, sem = self._clients.get()
         async with sem:
-            return await _guarded(lambda: fn(client), ("openai",) + tuple(key), self.opts, openai, "the endpoint", "OPENAI_API_KEY")
+            return await _guarded(lambda: fn(client), ("openai",) + tuple(key), self.opts or opts or RolloutOptions(), openai,
+                                  "the endpoint", "OPENAI_API_KEY")
 
 # %% ../nbs/12_models.ipynb #5de2ff69
+FINISH_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use"}  # as Anthropic says them
+
 class OpenAIAgent:
     "The agent under test on an OpenAI-compatible endpoint, with per-token log-probabilities on every row."
     name = "openai-compatible"
@@ -527,7 +575,8 @@ class OpenAIAgent:
         b = self.backend
         resp = await b.call(lambda c: c.chat.completions.create(model=b.model, messages=to_openai(messages, ctx.spec.policy, ctx.spec.api_names()),
                                                                  tools=[t.to_openai() for t in ctx.spec.tools], logprobs=True,
-                                                                 temperature=b.temperature, max_tokens=b.max_tokens), ctx.key + ("agent", len(messages)))
+                                                                 temperature=b.temperature, max_tokens=b.max_tokens),
+                            ctx.key + ("agent", len(messages)), ctx.opts)
         if not getattr(resp, "choices", None): raise BackendError("the endpoint answered with no choices")
         ch = resp.choices[0]
         calls = []
@@ -540,7 +589,8 @@ class OpenAIAgent:
         lps, toks = [t.logprob for t in content], [t.token for t in content]
         u = getattr(resp, "usage", None)
         msg["_meta"] = {"token_logprobs": lps, "tokens": toks, "logprob_sum": float(sum(lps)) if lps else None, "token_count": len(lps) if lps else None,
-                        "usage": _usage(b.model, getattr(u, "prompt_tokens", 0), getattr(u, "completion_tokens", 0), b.prices)}
+                        "usage": _usage(b.model, getattr(u, "prompt_tokens", 0), getattr(u, "completion_tokens", 0), b.prices),
+                        "stop_reason": FINISH_REASONS.get(ch.finish_reason, ch.finish_reason)}
         return msg
 
 # %% ../nbs/12_models.ipynb #8fbb4907

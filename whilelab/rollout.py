@@ -12,10 +12,11 @@ from .defaults import RolloutOptions
 from .world import Sandbox, Schema, _synth, _id_entity
 
 # %% auto #0
-__all__ = ['STOP_FAULTS', 'as_user', 'Situation', 'situation_from_cell', 'user_msg', 'assistant_msg', 'tool_msg', 'to_anthropic',
-           'Ctx', 'as_agent', 'TransientError', 'is_transient', 'retry_after', 'with_retries', 'row_key', 'Encoded',
-           'StoreBusy', 'hold_lock', 'RowStore', 'iter_rows', 'read_rows', 'signature', 'play', 'merged', 'play_all',
-           'LocalExecutor', 'StoredRows', 'arun', 'rollouts', 'strip_timings', 'delivered_cell', 'miss_reason']
+__all__ = ['STOP_FAULTS', 'as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_leaves', 'assistant_msg', 'tool_msg',
+           'to_anthropic', 'Ctx', 'as_agent', 'TransientError', 'is_transient', 'retry_after', 'with_retries',
+           'row_key', 'Encoded', 'StoreBusy', 'hold_lock', 'RowStore', 'iter_rows', 'read_rows', 'signature',
+           'add_usage', 'play', 'merged', 'play_all', 'LocalExecutor', 'StoredRows', 'arun', 'rollouts',
+           'strip_timings', 'delivered_cell', 'miss_reason']
 
 # %% ../nbs/05_rollout.ipynb #9ccf7a34
 @dataclass
@@ -79,6 +80,10 @@ def situation_from_cell(cell: dict, spec: AgentSpec, seed: int = 0, arm: str = "
 # %% ../nbs/05_rollout.ipynb #14a6bf19
 def user_msg(text: str) -> dict: return {"role": "user", "content": text}
 
+def person_leaves(meta: dict | None = None) -> dict:
+    "What a simulated person answers to end the conversation while still reporting its call's usage (`content` None)."
+    return {"role": "user", "content": None, "_meta": meta or {}}
+
 def assistant_msg(text: str = "", calls=()) -> dict:
     "An assistant turn with `text` and tool `calls` given as (id, name, arguments) triples."
     m = {"role": "assistant", "content": text}
@@ -89,23 +94,26 @@ def tool_msg(call_id: str, name: str, payload) -> dict:
     return {"role": "tool", "tool_call_id": call_id, "name": name,
             "content": payload if isinstance(payload, str) else canonical_json(payload)}
 
+# %% ../nbs/05_rollout.ipynb #e68239d7
+def _blocks(content) -> list: return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+def _append(out: list, role: str, content):
+    "Add a turn, joined to the last one when the same side speaks again (the Messages API alternates strictly)."
+    if not out or out[-1]["role"] != role: out.append({"role": role, "content": content}); return
+    last = out[-1]["content"]
+    out[-1]["content"] = last + "\n\n" + content if isinstance(last, str) and isinstance(content, str) else _blocks(last) + _blocks(content)
+
 def to_anthropic(messages: list[dict], names: dict | None = None) -> tuple[str, list[dict]]:
-    "(system, messages) in Anthropic Messages API form: tool calls as tool_use blocks (named as `names` maps them), results as tool_result blocks."
-    names = names or {}
-    system, out = "", []
+    "(system, messages) for the Messages API: calls as tool_use blocks (named as `names` maps them), results as tool_result blocks."
+    names, system, out = names or {}, "", []
     for m in messages:
-        if m["role"] == "system": system += m["content"]; continue
-        if m["role"] == "tool":
-            block = {"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}
-            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list): out[-1]["content"].append(block)
-            else: out.append({"role": "user", "content": [block]})
-            continue
-        if m["role"] == "assistant" and m.get("tool_calls"):
-            blocks = ([{"type": "text", "text": m["content"]}] if m.get("content") else []) + [
-                {"type": "tool_use", "id": c["id"], "name": names.get(c["function"]["name"], c["function"]["name"]), "input": c["function"]["arguments"]}
-                for c in m["tool_calls"]]
-            out.append({"role": "assistant", "content": blocks}); continue
-        out.append({"role": m["role"], "content": m["content"]})
+        if m["role"] == "system": system += m["content"]
+        elif m["role"] == "tool": _append(out, "user", [{"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}])
+        elif m["role"] == "assistant" and m.get("tool_calls"):
+            _append(out, "assistant", ([{"type": "text", "text": m["content"]}] if m.get("content") else []) + [
+                {"type": "tool_use", "id": c["id"], "name": names.get(c["function"]["name"], c["function"]["name"]),
+                 "input": c["function"]["arguments"]} for c in m["tool_calls"]])
+        elif m.get("content"): _append(out, m["role"], m["content"])    # an empty reply said nothing: the API refuses empty turns
     return system, out
 
 # %% ../nbs/05_rollout.ipynb #bde65018
@@ -119,6 +127,7 @@ class Ctx:
     spec: AgentSpec
     schema: Schema
     cache: dict = field(default_factory=dict, repr=False)   # per-rollout scratch space for stand-ins
+    opts: RolloutOptions | None = field(default=None, repr=False)   # the run's retry settings, for backends that have none of their own
     @property
     def key(self) -> tuple: return (self.situation.id, self.phrasing, self.sample)
 
@@ -268,38 +277,53 @@ def _outcome(sit: Situation, calls: list[dict]) -> str:
     return mine[-1]
 
 # %% ../nbs/05_rollout.ipynb #f8b96b3a
+def add_usage(total: dict | None, u: dict) -> dict:
+    "Two usage entries summed; a cost unknown in either (a model with no price) stays unknown (None), never 0."
+    if not total: return dict(u)
+    out = {k: total.get(k, 0) + u.get(k, 0) for k in ("calls", "input_tokens", "output_tokens")}
+    cost = None if total.get("cost_usd") is None or u.get("cost_usd") is None else round(total["cost_usd"] + u["cost_usd"], 8)
+    return {**out, "cost_usd": cost}
+
+class _Record:
+    "What a rollout accumulates besides its messages: each role's usage, the agent's tokens and stop reasons, the stand-in's flaw."
+    def __init__(self): self.usage, self.lps, self.tokens, self.stops, self.sum, self.count, self.flaw = {}, [], [], [], None, None, None
+    def take(self, msg: dict, role: str, at: int) -> dict:
+        "`msg` without its `_meta`, whose contents are recorded as `role`'s, for the message at index `at`."
+        msg = dict(msg); m = msg.pop("_meta", None) or {}
+        if m.get("usage"): self.usage[role] = add_usage(self.usage.get(role), m["usage"])
+        if role != "agent": return msg
+        self.flaw = m.get("flaw", self.flaw)
+        if m.get("stop_reason"): self.stops.append({"message": at, "reason": m["stop_reason"]})
+        if m.get("token_logprobs"): self.lps += list(m["token_logprobs"])
+        if m.get("tokens"):    # which message these tokens spell, so a reference model can score exactly them
+            self.tokens.append({"message": at, "tokens": list(m["tokens"]), "logprobs": list(m["token_logprobs"])})
+        if m.get("logprob_sum") is not None: self.sum = (self.sum or 0) + m["logprob_sum"]
+        if m.get("token_count") is not None: self.count = (self.count or 0) + m["token_count"]
+        return msg
+
+# %% ../nbs/05_rollout.ipynb #a23ee6ca
 async def play(ctx: Ctx, agent, user, opts: RolloutOptions, run_id: str) -> dict:
     "One rollout of `ctx` between `agent`, `user` and the situation's sandbox, as a row."
-    sit, t0 = ctx.situation, time.perf_counter()
-    box = sit.sandbox()
-    messages, calls, meta, error = [], [], {"token_logprobs": [], "agent_tokens": [], "logprob_sum": None, "token_count": None, "usage": {}}, None
-    flaw = None
+    sit, t0, box, rec = ctx.situation, time.perf_counter(), ctx.situation.sandbox(), _Record()
+    messages, calls, error = [], [], None
+    async def person(turn):
+        said = await with_retries(lambda: user.respond(messages, ctx), ctx.key + ("user", turn), opts)
+        said = rec.take(said, "user", len(messages)) if said else None
+        if said and said.get("content") is not None: messages.append(said); return True
+        return False
     try:
-        first = await with_retries(lambda: user.respond(messages, ctx), ctx.key + ("user", 0), opts)
-        if first: messages.append(first)
-        turns = 0
-        while first and turns < opts.max_turns:
+        turns, going = 0, await person(0)
+        while going and turns < opts.max_turns:
             turns += 1
             msg = await with_retries(lambda: agent.respond(messages, ctx), ctx.key + ("agent", turns), opts)
-            msg = dict(msg); m = msg.pop("_meta", None) or {}
-            flaw = m.get("flaw", flaw)
-            if m.get("token_logprobs"): meta["token_logprobs"] += list(m["token_logprobs"])
-            if m.get("tokens"):    # which message these tokens spell, so a reference model can score exactly them
-                meta["agent_tokens"].append({"message": len(messages), "tokens": list(m["tokens"]), "logprobs": list(m["token_logprobs"])})
-            for k in ("logprob_sum", "token_count"):
-                if m.get(k) is not None: meta[k] = (meta[k] or 0) + m[k]
-            for k, v in (m.get("usage") or {}).items(): meta["usage"][k] = meta["usage"].get(k, 0) + v
-            messages.append(msg)
-            if msg.get("tool_calls"):
-                for c in msg["tool_calls"]:
-                    name, args = c["function"]["name"], c["function"]["arguments"]
-                    res = box.call(name, args)
-                    calls.append({"tool": name, "status": res["status"]})
-                    messages.append(tool_msg(c["id"], name, res["payload"]))
-                continue
-            nxt = await with_retries(lambda: user.respond(messages, ctx), ctx.key + ("user", turns), opts)
-            if not nxt: break
-            messages.append(nxt)
+            messages.append(rec.take(msg, "agent", len(messages)))
+            if rec.stops and rec.stops[-1] == {"message": len(messages) - 1, "reason": "max_tokens"} and opts.stop_on_truncation: break
+            for c in messages[-1].get("tool_calls") or []:
+                name, args = c["function"]["name"], c["function"]["arguments"]
+                res = box.call(name, args)
+                calls.append({"tool": name, "status": res["status"]})
+                messages.append(tool_msg(c["id"], name, res["payload"]))
+            going = messages[-1]["role"] == "tool" or await person(turns)
     except Exception as e:
         error = redact(f"{type(e).__name__}: {e}")
     outcome = "error" if error else _outcome(sit, calls)
@@ -308,10 +332,9 @@ async def play(ctx: Ctx, agent, user, opts: RolloutOptions, run_id: str) -> dict
             "calls": calls, "faults": box.events, "state_hash_before": box.hash_before, "state_hash_after": box.state_hash(),
             "reference_hash": sit.reference_hash, "signature": signature(calls, box.events, outcome),
             "policy_version": ctx.spec.policy_version, "agent_family": str(getattr(agent, "family", "") or "custom"),
-            "sampling": dict(getattr(agent, "sampling", {}) or {}),
-            "logprob_sum": meta["logprob_sum"], "token_count": meta["token_count"], "token_logprobs": meta["token_logprobs"],
-            "agent_tokens": meta["agent_tokens"],
-            "usage": meta["usage"], "timings": {"seconds": round(time.perf_counter() - t0, 6)}, "error": error, "flaw": flaw,
+            "sampling": dict(getattr(agent, "sampling", {}) or {}), "logprob_sum": rec.sum, "token_count": rec.count,
+            "token_logprobs": rec.lps, "agent_tokens": rec.tokens, "stop_reasons": rec.stops, "usage": rec.usage,
+            "timings": {"seconds": round(time.perf_counter() - t0, 6)}, "error": error, "flaw": rec.flaw,
             "rules": [], "judge": None, "reward": None}
 
 # %% ../nbs/05_rollout.ipynb #100bc34a
@@ -338,7 +361,7 @@ async def play_all(jobs, spec: AgentSpec, agent, user, seed: int, opts: RolloutO
     schema, it = Schema(spec.tools), iter(jobs)
     async def worker():                  # `play` turns backend failures into rows: an exception here is a bug, and surfaces
         for s, p, k in it:
-            yield await play(Ctx(s, p, k, seed, spec, schema), agent, user, opts, run_id)
+            yield await play(Ctx(s, p, k, seed, spec, schema, opts=opts), agent, user, opts, run_id)
             await asyncio.sleep(0)       # yield: stand-ins never suspend, and Ctrl-C and the other workers need the loop
     async for row in merged(*(worker() for _ in range(min(opts.concurrency, max(1, len(jobs)))))): yield row
 

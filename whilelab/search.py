@@ -14,7 +14,7 @@ from .cover import coverage, plan_cells
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key
 
 # %% auto #0
-__all__ = ['clamp_weights', 'update_weights', 'allocate', 'batch_counts', 'TemplateWriter', 'Search', 'step', 'run',
+__all__ = ['clamp_weights', 'update_weights', 'allocate', 'batch_counts', 'TemplateWriter', 'Search', 'failed', 'step', 'run',
            'history_dataset', 'plot_history']
 
 # %% ../nbs/03_search.ipynb #39249040
@@ -140,6 +140,11 @@ class Search:
         return [{"cell": c, "reason": self.misses.get(canonical_json(c), "never played")} for c in self.undeliverable()]
 
 # %% ../nbs/03_search.ipynb #b4e0524d
+def failed(row) -> bool:
+    "A graded row that failed (below the pass mark); an ungraded row (an outage, no label) is not a failure of the agent."
+    from whilelab.stats import PASS_THRESHOLD
+    return row.get("reward") is not None and row["reward"] < PASS_THRESHOLD
+
 def _available(self) -> dict:
     "arm -> None if it can run this batch, else the reason it cannot."
     why = {a: None for a in ARMS}
@@ -147,7 +152,7 @@ def _available(self) -> dict:
     if self.writer is None:
         for a in ("llm_guided", "open_ended"): why[a] = "no writer"
     if not self.rows: why["behavior_targeted"] = "no behaviour seen yet"
-    if not [r for r in self.rows if (r.get("reward") or 0) < 0.5]: why["failure_mutation"] = "no failing rollout yet"
+    if not [r for r in self.rows if failed(r)]: why["failure_mutation"] = "no failing rollout yet"
     return why
 
 def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
@@ -167,7 +172,7 @@ def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
         rare = sorted(self.rows, key=lambda r: (self.sigs[r["signature"]], row_key(r)))
         cells = list({canonical_json(r["cell"]): r["cell"] for r in rare}.values())[:n]
         return [(c, f"rare-b{b}-{j}", None) for j, c in enumerate(cells)]
-    fails = sorted((r for r in self.rows if (r.get("reward") or 0) < 0.5), key=row_key)
+    fails = sorted((r for r in self.rows if failed(r)), key=row_key)
     out = []
     for j in range(n):
         base = dict(fails[int(rng.integers(len(fails)))]["cell"])

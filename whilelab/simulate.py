@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_simulate.ipynb #a7aefbbb
 from __future__ import annotations
-import dataclasses, json
+import collections, dataclasses, json
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
@@ -13,11 +13,12 @@ from .core import AgentSpec, stable_hash, canonical_json, shopfront
 from .defaults import SimOptions
 from .axes import Axes, default_axes
 from .cover import covering_array, coverage, plot_coverage, plan_cells
-from .rollout import situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key, hold_lock
+from .rollout import situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key, hold_lock, add_usage
 from .models import ScriptedAgent, TemplateUser
 
 # %% auto #0
-__all__ = ['NOT_IN_ROWS', 'Simulation', 'reward_tensor', 'row_options', 'simulate', 'save', 'load']
+__all__ = ['NOT_IN_ROWS', 'Simulation', 'reward_tensor', 'grade_summary', 'usage_by_role', 'row_options', 'simulate', 'save',
+           'load']
 
 # %% ../nbs/13_simulate.ipynb #4235cb96
 @dataclass
@@ -51,8 +52,7 @@ class Simulation:
                 "delivered_fraction": round(float(self.coverage.attrs["fraction"]), 4),
                 "batches": int(self.history.sizes["batch"]) if self.history is not None else None, "stopped": self.stopped,
                 "undeliverable_cells": int(self.history.undeliverable.values[-1]) if self.history is not None and self.history.sizes["batch"] else None,
-                "undelivered_pairs": len(self.undelivered_pairs()),
-                "pass_rate": round(float(np.mean([r["reward"] for r in rows])), 4) if rows and all(r.get("reward") is not None for r in rows) else None}
+                "undelivered_pairs": len(self.undelivered_pairs()), **grade_summary(rows), "usage": usage_by_role(rows)}
 
     def __repr__(self): return "Simulation(" + ", ".join(f"{k}={v}" for k, v in self.summary().items()) + ")"
 
@@ -82,6 +82,22 @@ def reward_tensor(rows, situations, options: SimOptions) -> xr.Dataset:
         coords[a] = ("situation", [str(s.cell.get(a)) for s in situations])
     return xr.Dataset({"reward": (("situation", "phrasing", "sample"), R)}, coords=coords)
 
+# %% ../nbs/13_simulate.ipynb #e3d2f3e1
+def grade_summary(rows) -> dict:
+    "How many rows are graded, errored or ungraded (by reason), and the pass rate over the graded ones only."
+    graded = [r["reward"] for r in rows if r.get("reward") is not None]
+    left = collections.Counter(r["ungraded"].split(":")[0] for r in rows if r.get("ungraded"))
+    return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded), "ungraded": dict(sorted(left.items())),
+            "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
+
+def usage_by_role(rows) -> dict:
+    "Calls, tokens and USD of every role over `rows` (agent and person from the rows, judge from their labels); unknown cost is None."
+    total = {}
+    for r in rows:
+        for role, u in (r.get("usage") or {}).items(): total[role] = add_usage(total.get(role), u)
+        if (r.get("judge") or {}).get("usage"): total["judge"] = add_usage(total.get("judge"), r["judge"]["usage"])
+    return dict(sorted(total.items()))
+
 # %% ../nbs/13_simulate.ipynb #44e10bd7
 NOT_IN_ROWS = ("concurrency", "flush_rows", "flush_seconds")   # how fast rows are played and stored, never what they say
 
@@ -99,13 +115,14 @@ def simulate(agent=None,                      # the agent under test (default: t
              *,
              user=None,                       # the simulated person (default: `TemplateUser`)
              axes: Axes | None = None,        # axes to plan over (default: `default_axes(tools, policy)`)
-             judge=None,                      # grades rows during the search (default: `RuleJudge`)
+             judge=None,                      # grades every row, in the search or after the plan is played (default: `RuleJudge`)
              writer=None,                     # drafts situations for the writer arms (default: `TemplateWriter`)
              out=None,                        # run folder: rows stream there and a second call resumes
              progress: bool = True,           # show a progress bar
              executor=None                    # where rollouts play: in this process (default) or `scale.RayExecutor()`
             ) -> Simulation:
     "Axes -> covering plan -> five-arm search (or the plan once) -> graded rollouts. Defaults: the example agent, offline stand-ins."
+    from whilelab.grade import grade, check_judge_family
     opts = options or SimOptions()
     if not isinstance(opts, SimOptions): raise TypeError(f"options must be a SimOptions, got {type(opts).__name__}. Fix: SimOptions(k_samples=4, ...)")
     if tools is None and policy is None: spec = shopfront()
@@ -113,6 +130,7 @@ def simulate(agent=None,                      # the agent under test (default: t
     else: spec = AgentSpec("agent", tools, policy)
     agent = ScriptedAgent(flaw_rate=opts.rollout.flaw_rate) if agent is None else agent
     user = TemplateUser(opts.rollout) if user is None else user
+    if judge is not None: check_judge_family(judge, [getattr(agent, "family", "") or ""], opts.grade)   # refused before anything is played
     axes = axes or default_axes(spec.tools, spec.policy)
     plan = covering_array(axes, strength=opts.strength, seed=opts.seed)
     run_id = "r" + stable_hash(spec.policy_version, axes.levels, axes.constraints, row_options(opts),
@@ -133,6 +151,7 @@ def simulate(agent=None,                      # the agent under test (default: t
             situations = [situation_from_cell(c, spec, seed=opts.seed) for c in plan_cells(plan)]
             rows = rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples, seed=opts.seed,
                             store=store, opts=opts.rollout, run_id=run_id, progress=progress, executor=executor)
+            rows = grade(rows, spec, judge, agent=agent, opts=opts.grade)
             history, stopped, undeliverable = None, "plan played", []
     finally:
         if store is not None: store.close()

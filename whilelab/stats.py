@@ -11,9 +11,10 @@ import xarray as xr
 from scipy import special, stats as sps
 
 # %% auto #0
-__all__ = ['PASS_THRESHOLD', 'UNIQUE_MAX', 'CHUNK', 'EXACT_MAX_N', 'pass_at_k', 'pass_pow_k', 'Interval', 'bootstrap_ci',
-           'pass_interval', 'Paired', 'sign_flip_p', 'paired_test', 'Kappa', 'cohens_kappa', 'wilson', 'power_paired',
-           'tasks_for_power']
+__all__ = ['PASS_THRESHOLD', 'UNIQUE_MAX', 'CHUNK', 'EXACT_MAX_N', 'EXACT_POWER_MAX_N', 'pass_at_k', 'pass_pow_k', 'Interval',
+           'no_spread', 'bootstrap_ci', 'score_interval', 't_interval', 'pass_interval', 'Paired', 'sign_flip_p',
+           'no_spread_p', 'bootstrap_t_p', 'paired_test', 'Kappa', 'cohens_kappa', 'wilson', 'design_effect',
+           'clustered_wilson', 'power_paired', 'power_binary', 'tasks_for_power']
 
 # %% ../nbs/10_stats.ipynb #44a1726e
 PASS_THRESHOLD = 0.5  # a reward counts as a pass from one half: binary rewards are 0/1, and a graded reward above the midpoint is more pass than fail
@@ -85,15 +86,18 @@ CHUNK = 2_000_000   # index-resampling works in blocks of this many draws, bound
 
 @dataclass
 class Interval:
-    "A point `estimate` with a `low`..`high` interval at `level`, from `method`, over `n` tasks."
+    "A point `estimate` with a `low`..`high` interval at `level`, from `method`, over `n` units (tasks, or `cluster`s of rows)."
     estimate: float
     low: float
     high: float
     level: float = 0.95
     method: str = "percentile"
     n: int = 0
+    cluster: str | None = None      # what was resampled as one unit when rows share it (e.g. 'situation')
     def excludes(self, x: float = 0.0) -> bool: return self.low > x or self.high < x
-    def __repr__(self): return f"{self.estimate:.4g} [{self.low:.4g}, {self.high:.4g}] ({self.level:.0%} {self.method}, n={self.n})"
+    def __repr__(self):
+        by = f", by {self.cluster}" if self.cluster else ""
+        return f"{self.estimate:.4g} [{self.low:.4g}, {self.high:.4g}] ({self.level:.0%} {self.method}, n={self.n}{by})"
 
 def _boot_means(x, B, rng):
     "B bootstrap means of x."
@@ -108,13 +112,32 @@ def _boot_means(x, B, rng):
         out[s:s + b] = x[rng.integers(0, n, size=(b, n))].mean(1)
     return out
 
+# %% ../nbs/10_stats.ipynb #55f66000
+def _flat(x) -> bool: return np.ptp(x) <= 1e-12 * max(1.0, float(np.abs(x).max()))   # no spread, up to float error
+
+def _bounds(x, bounds):
+    "The range the values can take: `bounds` as given, else [0, 1] for rates and [-1, 1] for differences of rates, else None."
+    if bounds is not None:
+        lo, hi = bounds
+        if x.min() < lo or x.max() > hi: raise ValueError(f"values lie in [{x.min():.4g}, {x.max():.4g}], outside bounds {bounds}. "
+                                                          "Fix: pass the range the values can take, e.g. bounds=(-1, 1), or bounds=None")
+        return float(lo), float(hi)
+    return (0.0, 1.0) if x.min() >= 0 and x.max() <= 1 else (-1.0, 1.0) if x.min() >= -1 and x.max() <= 1 else None
+
+def no_spread(c: float, n: int, level: float, bounds) -> Interval:
+    "All n values equal c: the share of units that could differ is at most 1 - (alpha/2)^(1/n) (exact), so the mean moves at most that far."
+    if bounds is None: return Interval(c, c, c, level, "no spread (unbounded values: no interval)", n)
+    u = 1 - ((1 - level) / 2) ** (1 / n)          # Clopper-Pearson bound for 0 of n units away from c
+    return Interval(c, c - u * (c - bounds[0]), c + u * (bounds[1] - c), level, "exact (no spread)", n)
+
 # %% ../nbs/10_stats.ipynb #6cb8f5c6
 def bootstrap_ci(values,                      # per-task values (NaN dropped)
                  n_resamples: int = 10_000,   # bootstrap resamples
                  level: float = 0.95,         # interval level
                  method: str = "percentile",  # 'percentile' or 'bca'
                  seed: int = 0,               # resampling seed
-                 statistic=None               # f(x, axis=-1); default: the mean (fast path)
+                 statistic=None,              # f(x, axis=-1); default: the mean (fast path)
+                 bounds=None                  # the range values can take, for data with no spread (default: inferred)
                 ) -> Interval:
     "Interval for the mean (or `statistic(x, axis=-1)`) of per-task `values`, resampling tasks."
     x = np.asarray(values, dtype=float).ravel()
@@ -123,7 +146,7 @@ def bootstrap_ci(values,                      # per-task values (NaN dropped)
     if not len(x): raise ValueError("no values to bootstrap. Fix: pass per-task values (NaN are dropped)")
     stat = statistic or (lambda a, axis=-1: np.mean(a, axis=axis))
     est = float(stat(x))
-    if np.all(x == x[0]) or len(x) == 1: return Interval(est, est, est, level, method, len(x))
+    if _flat(x): return no_spread(est, len(x), level, _bounds(x, bounds))   # every resample is the point: say what is known
     rng = np.random.default_rng(seed)
     if statistic is None: boot = _boot_means(x, n_resamples, rng)
     else:
@@ -143,25 +166,65 @@ def bootstrap_ci(values,                      # per-task values (NaN dropped)
         lo, hi = np.quantile(boot, q)
     return Interval(est, float(lo), float(hi), level, method, len(x))
 
+# %% ../nbs/10_stats.ipynb #273d6f76
+def _clean(values) -> np.ndarray:
+    x = np.asarray(values, dtype=float).ravel(); x = x[~np.isnan(x)]
+    if not len(x): raise ValueError("no values for an interval. Fix: pass per-task values (NaN are dropped)")
+    return x
+
+def score_interval(values,                    # per-task values in `bounds` (NaN dropped)
+                   level: float = 0.95,       # interval level
+                   bounds=(0.0, 1.0)          # the range values can take
+                  ) -> Interval:
+    "Wilson score interval for the mean of bounded values, with the sample variance as effective n and a t quantile."
+    x = _clean(values); lo, hi = _bounds(x, bounds); n = len(x)
+    if _flat(x): return no_spread(float(x.mean()), n, level, (lo, hi))
+    p, s2 = (x.mean() - lo) / (hi - lo), x.var(ddof=1) / (hi - lo) ** 2
+    ne = n * p * (1 - p) / s2 if 0 < p < 1 and s2 > 0 else n     # binomial data: ne = n; less spread: more information
+    z = sps.t.ppf(1 - (1 - level) / 2, n - 1) if n > 1 else sps.norm.ppf(1 - (1 - level) / 2)
+    den = 1 + z * z / ne
+    mid, half = (p + z * z / (2 * ne)) / den, z / den * math.sqrt(p * (1 - p) / ne + z * z / (4 * ne * ne))
+    return Interval(float(x.mean()), lo + (hi - lo) * max(0.0, mid - half), lo + (hi - lo) * min(1.0, mid + half), level, "score", n)
+
+# %% ../nbs/10_stats.ipynb #fda07edc
+def t_interval(values,                        # per-task values, e.g. differences after - before (NaN dropped)
+               level: float = 0.95,           # interval level
+               bounds=(-1.0, 1.0)             # the range values can take, for data with no spread
+              ) -> Interval:
+    "Student t interval for the mean: studentized, so it keeps its level for heavy-tailed values at small n."
+    x = _clean(values); n = len(x)
+    if _flat(x): return no_spread(float(x.mean()), n, level, _bounds(x, bounds))
+    half = sps.t.ppf(1 - (1 - level) / 2, n - 1) * x.std(ddof=1) / math.sqrt(n)
+    return Interval(float(x.mean()), float(x.mean() - half), float(x.mean() + half), level, "t", n)
+
 # %% ../nbs/10_stats.ipynb #726b4ab4
-def pass_interval(rewards, k: int = 1, kind: str = "at", **kw) -> Interval:
-    "Interval over tasks for pass@k (`kind='at'`) or pass^k (`kind='pow'`)."
+def pass_interval(rewards,                    # reward tensor (situation, phrasing, sample), or tasks x attempts
+                  k: int = 1,                 # attempts per task in pass@k / pass^k
+                  kind: str = "at",           # 'at' for pass@k, 'pow' for pass^k
+                  method: str = "score",      # 'score' (calibrated, see the study below), or a bootstrap: 'percentile', 'bca'
+                  **kw                        # `level`, and for a bootstrap `n_resamples`, `seed`
+                 ) -> Interval:
+    "Interval over tasks for pass@k or pass^k."
     f = {"at": pass_at_k, "pow": pass_pow_k}.get(kind)
     if f is None: raise ValueError(f"kind must be 'at' or 'pow', got {kind!r}")
-    return bootstrap_ci(f(rewards, k, per_task=True).values, **kw)
+    per_task = f(rewards, k, per_task=True).values
+    if method == "score": return score_interval(per_task, level=kw.get("level", 0.95))
+    return bootstrap_ci(per_task, method=method, bounds=(0.0, 1.0), **kw)
 
 # %% ../nbs/10_stats.ipynb #540cc7fe
 EXACT_MAX_N = 16   # 2^16 = 65,536 sign patterns: exact enumeration is cheaper than 10,000 random flips' error
 
 @dataclass
 class Paired:
-    "A paired comparison: mean per-task difference with its interval, the sign-flip p-value, and the per-task differences."
+    "A paired comparison: mean per-task difference with its interval, its p-value (the larger of two tests), and the differences."
     diff: float
     interval: Interval
-    p_value: float
+    p_value: float                  # max of `p_sign_flip` and `p_bootstrap_t`: a verdict needs both
     n: int
     method: str
     per_task: xr.DataArray
+    p_sign_flip: float = math.nan   # exact when differences are symmetric under no change
+    p_bootstrap_t: float = math.nan # holds for skewed differences, as n grows
 
 def _task_means(x):
     if isinstance(x, (xr.Dataset, xr.DataArray)) or np.ndim(x) > 1:
@@ -195,14 +258,37 @@ def sign_flip_p(d, n_resamples: int = 10_000, seed: int = 0, exact_max_n: int = 
     m = _flip_means(d, n_resamples, np.random.default_rng(seed))
     return float((1 + np.sum(np.abs(m) >= obs - tol)) / (1 + n_resamples)), "monte carlo"
 
+def no_spread_p(d, bounds) -> float:
+    "p for mean 0 when every task moved by the same c: the chance that no task from the far side, which could offset c, was drawn."
+    d = _clean(d)
+    if bounds is None or not np.all(d == d[0]) or d[0] == 0: return 0.0 if np.any(d) else 1.0
+    c, far = float(d[0]), bounds[1] if d[0] < 0 else bounds[0]
+    q = abs(c) / (abs(c) + abs(far))                  # the least share of far-side tasks that would make the mean 0
+    return min(1.0, 2 * (1 - q) ** len(d))
+
+def bootstrap_t_p(d, n_resamples: int = 10_000, seed: int = 0) -> float:
+    "Two-sided bootstrap-t p-value for mean(d) = 0: the studentized mean against resamples of d centred on zero (Hall 1992)."
+    d = _clean(d); n = len(d)
+    if not np.any(d) or n < 2: return 1.0
+    if not np.any(d - d[0]): return 1 / (1 + n_resamples)      # every task moved the same way: as extreme as a resample can be
+    t0 = d.mean() / (d.std(ddof=1) / math.sqrt(n))
+    x = d - d.mean()
+    rng, hits, seen = np.random.default_rng(seed), 0, 0
+    for s in range(0, n_resamples, max(1, CHUNK // n)):
+        xb = x[rng.integers(0, n, size=(min(max(1, CHUNK // n), n_resamples - s), n))]
+        sb = xb.std(1, ddof=1); ok = sb > 0            # a resample with no spread has no t
+        hits += int(np.sum(np.abs(xb.mean(1)[ok] / (sb[ok] / math.sqrt(n))) >= abs(t0))); seen += int(ok.sum())
+    return (1 + hits) / (1 + seen)
+
+# %% ../nbs/10_stats.ipynb #da7b6c8e
 def paired_test(before,                       # per-task values or a reward tensor, before
                 after,                        # the same tasks, after
                 n_resamples: int = 10_000,    # bootstrap resamples and random sign flips
                 level: float = 0.95,          # interval level
                 seed: int = 0,                # seed
-                method: str = "percentile"    # bootstrap interval method
+                method: str = "t"             # interval: 't' (calibrated at n = 10), or a bootstrap: 'percentile', 'bca'
                ) -> Paired:
-    "Per-task after - before: mean difference, bootstrap interval over tasks, sign-flip permutation p."
+    "Per-task after - before: mean difference, its interval over tasks, and a p-value that needs a sign-flip and a bootstrap-t test."
     b, a = _task_means(before), _task_means(after)
     if "situation" in b.coords and "situation" in a.coords:
         b, a = xr.align(b, a, join="inner")
@@ -210,8 +296,11 @@ def paired_test(before,                       # per-task values or a reward tens
     elif b.shape != a.shape: raise ValueError(f"before has {b.shape[0]} tasks, after {a.shape[0]}. Fix: pass the same tasks in the same order")
     d = (a - b)
     dv = d.values[~np.isnan(d.values)]
-    p, how = sign_flip_p(dv, n_resamples, seed)
-    return Paired(float(dv.mean()), bootstrap_ci(dv, n_resamples, level, method, seed), p, len(dv), how, d.rename("diff"))
+    p_flip, how = sign_flip_p(dv, n_resamples, seed)
+    bounds = (-1.0, 1.0) if np.all(np.abs(dv) <= 1) else None
+    p_t = max(bootstrap_t_p(dv, n_resamples, seed), no_spread_p(dv, bounds))
+    ci = t_interval(dv, level, bounds) if method == "t" else bootstrap_ci(dv, n_resamples, level, method, seed, bounds=bounds)
+    return Paired(float(dv.mean()), ci, max(p_flip, p_t), len(dv), how, d.rename("diff"), p_flip, p_t)
 
 # %% ../nbs/10_stats.ipynb #19f51f0a
 @dataclass
@@ -226,7 +315,7 @@ class Kappa:
     def __repr__(self): return f"kappa {self.kappa:.3f} [{self.low:.3f}, {self.high:.3f}], agreement {self.agreement:.3f}, n={self.n}"
 
 def cohens_kappa(a, b, level: float = 0.95) -> Kappa:
-    "Cohen's kappa between label sequences `a` and `b`, with the Fleiss-Cohen-Everitt interval."
+    "Cohen's kappa between `a` and `b`; its interval spans Fleiss-Cohen-Everitt's and agreement's Wilson interval on kappa's scale."
     a, b = np.asarray(a), np.asarray(b)
     if a.shape != b.shape or a.ndim != 1: raise ValueError(f"a and b must be 1-d and the same length, got {a.shape} and {b.shape}")
     n = len(a)
@@ -244,35 +333,84 @@ def cohens_kappa(a, b, level: float = 0.95) -> Kappa:
     var = (diag + off - (k - pe * (1 - k)) ** 2) / (n * (1 - pe) ** 2)
     se = float(np.sqrt(max(var, 0.0)))
     z = sps.norm.ppf(1 - (1 - level) / 2)
-    return Kappa(float(k), float(max(-1.0, k - z * se)), float(min(1.0, k + z * se)), se, float(po), n)   # kappa lives in [-1, 1]
+    w = wilson(int(round(po * n)), n, level)            # agreement's own score interval, mapped to kappa's scale at this pe
+    low, high = min(k - z * se, (w.low - pe) / (1 - pe)), max(k + z * se, (w.high - pe) / (1 - pe))
+    return Kappa(float(k), float(max(-1.0, low)), float(min(1.0, high)), se, float(po), n)   # kappa lives in [-1, 1]
 
 def wilson(successes: int, n: int, level: float = 0.95) -> Interval:
     "Wilson score interval for `successes` out of `n` (n = 0 gives [0, 1])."
     if n < 0 or not 0 <= successes <= max(n, 0): raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
     if n == 0: return Interval(np.nan, 0.0, 1.0, level, "wilson", 0)
-    z = sps.norm.ppf(1 - (1 - level) / 2)
-    ph = successes / n
+    lo, hi = _wilson(successes / n, n, sps.norm.ppf(1 - (1 - level) / 2))
+    return Interval(successes / n, lo, hi, level, "wilson", n)
+
+def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
     den = 1 + z * z / n
-    mid = (ph + z * z / (2 * n)) / den
-    half = z / den * math.sqrt(ph * (1 - ph) / n + z * z / (4 * n * n))
-    return Interval(ph, max(0.0, mid - half), min(1.0, mid + half), level, "wilson", n)
+    mid, half = (p + z * z / (2 * n)) / den, z / den * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+# %% ../nbs/10_stats.ipynb #90daedd4
+def design_effect(hits, clusters) -> float:
+    "1 + (m - 1) ICC for 0/1 `hits` of rows grouped by `clusters` (Kish 1965; ICC by one-way ANOVA, clipped at 0)."
+    y, (_, g) = np.asarray(hits, float), np.unique(np.asarray(clusters), return_inverse=True)
+    N, k = len(y), g.max() + 1
+    m = np.bincount(g, minlength=k)
+    if k < 2 or k == N: return 1.0
+    means = np.bincount(g, y, k) / m
+    msb = np.sum(m * (means - y.mean()) ** 2) / (k - 1)
+    msw = np.sum((y - means[g]) ** 2) / (N - k)
+    m0 = (N - np.sum(m ** 2) / N) / (k - 1)
+    icc = (msb - msw) / (msb + (m0 - 1) * msw) if msb + (m0 - 1) * msw > 0 else 0.0
+    return float(1 + (np.sum(m ** 2) / N - 1) * max(0.0, icc))
+
+def clustered_wilson(hits, clusters, level: float = 0.95, cluster: str = "situation") -> Interval:
+    "Wilson interval for a share of rows that come in `clusters` (rows of one situation agree with each other): n / design effect."
+    y = np.asarray(hits, float)
+    if not len(y): return Interval(np.nan, 0.0, 1.0, level, "wilson", 0, cluster)
+    n_eff = len(y) / design_effect(y, clusters)
+    lo, hi = _wilson(float(y.mean()), n_eff, sps.norm.ppf(1 - (1 - level) / 2))
+    return Interval(float(y.mean()), lo, hi, level, "clustered wilson", len(np.unique(clusters)), cluster)
 
 # %% ../nbs/10_stats.ipynb #466e7325
+EXACT_POWER_MAX_N = 2000   # exact binary power costs O(n^2); past this many tasks the normal approximation is within ~0.02
+
 def power_paired(n: int, effect: float, sd: float, alpha: float = 0.05) -> float:
     "Power of a two-sided paired t-test on `n` tasks for mean difference `effect` with difference sd `sd`."
     df, ncp = n - 1, effect / sd * math.sqrt(n)
     tc = sps.t.ppf(1 - alpha / 2, df)
     return float(sps.nct.sf(tc, df, ncp) + sps.nct.cdf(-tc, df, ncp))
 
-def tasks_for_power(effect: float, sd: float, alpha: float = 0.05, power: float = 0.8, max_n: int = 10_000_000) -> int:
+def power_binary(n: int, p_up: float, p_down: float, alpha: float = 0.05) -> float:
+    "Exact power of the sign-flip test on `n` tasks whose pass/fail result turns to pass with chance `p_up`, to fail with `p_down`."
+    m = np.arange(1, n + 1)
+    pm = sps.binom.pmf(m, n, p_up + p_down)                     # how many tasks changed at all
+    q, power = p_up / (p_up + p_down), 0.0
+    for mi, w in zip(m, pm):
+        if w < 1e-15: continue
+        k = np.arange(mi + 1)                                   # of the changed tasks, how many turned to pass
+        p_value = np.minimum(1.0, 2 * sps.binom.cdf(np.minimum(k, mi - k), mi, 0.5))   # the sign-flip p of that outcome
+        power += w * sps.binom.pmf(k, mi, q)[p_value <= alpha].sum()
+    return float(power)
+
+def tasks_for_power(effect: float,            # mean per-task difference to detect
+                    sd: float,                # standard deviation of per-task differences (from a pilot)
+                    alpha: float = 0.05, power: float = 0.8, max_n: int = 10_000_000,
+                    discordant: tuple | None = None  # (p_up, p_down) for pass/fail tasks: exact, instead of the t approximation
+                   ) -> int:
     "Fewest tasks for a paired comparison to detect `effect` at `power`."
-    if effect == 0 or sd <= 0: raise ValueError(f"need effect != 0 and sd > 0, got effect={effect}, sd={sd}")
+    if discordant is not None:
+        up, down = discordant
+        sd_d = math.sqrt(up + down - (up - down) ** 2)      # beyond EXACT_POWER_MAX_N the sign test is as good as normal
+        f = lambda n: power_binary(n, up, down, alpha) if n <= EXACT_POWER_MAX_N else power_paired(n, abs(up - down), sd_d, alpha)
+    elif effect == 0 or sd <= 0: raise ValueError(f"need effect != 0 and sd > 0, got effect={effect}, sd={sd}")
+    else: f = lambda n: power_paired(n, abs(effect), sd, alpha)
     lo, hi = 2, 2
-    while power_paired(hi, abs(effect), sd, alpha) < power:
+    while f(hi) < power:
         lo, hi = hi, hi * 2
         if hi > max_n: raise ValueError(f"more than {max_n} tasks needed for effect {effect} with sd {sd}")
     while lo < hi:
         mid = (lo + hi) // 2
-        if power_paired(mid, abs(effect), sd, alpha) >= power: hi = mid
+        if f(mid) >= power: hi = mid
         else: lo = mid + 1
+    while hi > 2 and f(hi - 1) >= power: hi -= 1     # a discrete test's power saws up and down in n: the first n that reaches it
     return hi

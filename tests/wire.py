@@ -1,0 +1,303 @@
+"""Strict test servers for the two wire formats whilelab's backends speak: the Anthropic Messages API and
+OpenAI-compatible chat completions (plus completions with echo, for reference scoring).
+
+Each checks a request the way the real API does -- required fields, strict role alternation, non-empty
+content, tool_use / tool_result pairing, tool-call answers, name patterns -- and answers 400 with the
+provider's own error body when it would be refused, so a request the real API refuses fails here first.
+A `reply(body)` function (the scenario of one test) answers the requests that pass.
+
+`handler(...)` plugs into an SDK's httpx MockTransport; `serve(...)` runs the same handler on a real local
+socket, for what only a real connection shows (clients closed on the loop that opened them)."""
+
+import contextlib, importlib, json, re, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+httpx = importlib.import_module("httpx2") if importlib.util.find_spec("httpx2") else importlib.import_module("httpx")
+
+NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # tool names both APIs accept
+TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")  # tool_use ids the Messages API accepts
+
+
+class Refused(Exception):
+    "A request the real API would answer with 400; the message is what it says."
+
+
+def _need(cond, msg):
+    if not cond:
+        raise Refused(msg)
+
+
+def check_messages(body: dict):
+    "Refuse a Messages API request the way api.anthropic.com does."
+    for f in ("model", "max_tokens", "messages"):
+        _need(f in body, f"{f}: Field required")
+    _need(isinstance(body["max_tokens"], int) and body["max_tokens"] >= 1, "max_tokens: must be a positive integer")
+    msgs = body["messages"]
+    _need(isinstance(msgs, list) and msgs, "messages: at least one message is required")
+    _need(msgs[0]["role"] == "user", "messages: the first message must use the user role")
+    system = body.get("system", "")
+    _need(
+        isinstance(system, str) or all(b.get("type") == "text" for b in system),
+        "system: must be a string or text blocks",
+    )
+    names = [t.get("name") for t in body.get("tools") or []]
+    for i, t in enumerate(body.get("tools") or []):
+        _need(
+            isinstance(t.get("name"), str) and NAME.match(t["name"]),
+            f"tools.{i}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'",
+        )
+        _need(
+            isinstance(t.get("input_schema"), dict) and t["input_schema"].get("type") == "object",
+            f"tools.{i}.input_schema.type: Input should be 'object'",
+        )
+    _need(len(names) == len(set(names)), "tools: Tool names must be unique")
+    pending = set()  # tool_use ids the next user turn must answer
+    for i, m in enumerate(msgs):
+        _need(m.get("role") in ("user", "assistant"), f"messages.{i}.role: Input should be 'user' or 'assistant'")
+        _need(
+            i == 0 or m["role"] != msgs[i - 1]["role"],
+            f"messages.{i}: roles must alternate between 'user' and 'assistant'",
+        )
+        content, last = m.get("content"), i == len(msgs) - 1
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        _need(
+            isinstance(blocks, list) and (blocks or (last and m["role"] == "assistant")),
+            f"messages.{i}: all messages must have non-empty content except for the optional final assistant message",
+        )
+        results = [b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"]
+        if pending:
+            _need(
+                m["role"] == "user" and set(results) >= pending,
+                f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+                f"{sorted(pending)}",
+            )
+        _need(
+            set(results) <= pending,
+            f"messages.{i}.content: unexpected `tool_use_id` found in `tool_result` blocks: "
+            f"{sorted(set(results) - pending)}",
+        )
+        kinds = [b.get("type") for b in blocks]
+        _need(
+            kinds[: len(results)] == ["tool_result"] * len(results),
+            f"messages.{i}: tool_result blocks must come first in a user message",
+        )
+        pending = set()
+        for j, b in enumerate(blocks):
+            where = f"messages.{i}.content.{j}"
+            if b.get("type") == "text":
+                _need(
+                    isinstance(b.get("text"), str) and b["text"] != "",
+                    f"{where}: text content blocks must be non-empty",
+                )
+                _need(
+                    not (last and m["role"] == "assistant" and b["text"] != b["text"].rstrip()),
+                    "final assistant content cannot end with trailing whitespace",
+                )
+            elif b.get("type") == "tool_use":
+                _need(m["role"] == "assistant", f"{where}: tool_use blocks are only allowed in assistant messages")
+                _need(
+                    TOOL_ID.match(str(b.get("id", ""))), f"{where}.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+                )
+                _need(
+                    NAME.match(str(b.get("name", ""))),
+                    f"{where}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'",
+                )
+                _need(isinstance(b.get("input"), dict), f"{where}.input: Input should be a valid dictionary")
+                pending.add(b["id"])
+            elif b.get("type") == "tool_result":
+                _need(m["role"] == "user", f"{where}: tool_result blocks are only allowed in user messages")
+            else:
+                raise Refused(f"{where}.type: unknown content block type {b.get('type')!r}")
+
+
+def check_chat(body: dict):
+    "Refuse a chat-completions request the way an OpenAI-compatible server does."
+    for f in ("model", "messages"):
+        _need(f in body, f"Missing required parameter: '{f}'.")
+    msgs = body["messages"]
+    _need(isinstance(msgs, list) and msgs, "[] is too short - 'messages'")
+    for i, t in enumerate(body.get("tools") or []):
+        _need(
+            t.get("type") == "function" and NAME.match(str(t.get("function", {}).get("name", ""))),
+            f"Invalid 'tools[{i}].function.name': string does not match pattern '^[a-zA-Z0-9_-]{{1,64}}$'.",
+        )
+    pending = set()
+    for i, m in enumerate(msgs):
+        role = m.get("role")
+        _need(
+            role in ("system", "developer", "user", "assistant", "tool"),
+            f"Invalid value: '{role}'. Supported values are: 'system', " "'assistant', 'user', 'tool'.",
+        )
+        if role == "tool":
+            _need(
+                m.get("tool_call_id") in pending,
+                f"Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+                "message with 'tool_calls'.",
+            )
+            pending.discard(m["tool_call_id"])
+            continue
+        _need(
+            not pending,
+            f"An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+            f"'tool_call_id'. The following tool_call_ids did not have response messages: {sorted(pending)}",
+        )
+        if role == "assistant":
+            calls = m.get("tool_calls") or []
+            _need(
+                m.get("content") or calls,
+                f"Invalid 'messages[{i}]': an assistant message needs 'content' or 'tool_calls'.",
+            )
+            for j, c in enumerate(calls):
+                f = c.get("function", {})
+                _need(
+                    c.get("type") == "function" and NAME.match(str(f.get("name", ""))),
+                    f"Invalid 'messages[{i}].tool_calls[{j}].function.name': string does not match pattern.",
+                )
+                _need(
+                    isinstance(f.get("arguments"), str),
+                    f"Invalid type for 'messages[{i}].tool_calls[{j}].function.arguments': " "expected a string.",
+                )
+                pending.add(c.get("id"))
+        else:
+            _need(isinstance(m.get("content"), (str, list)), f"Invalid type for 'messages[{i}].content'.")
+    _need(
+        not pending,
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.",
+    )
+
+
+def check_completions(body: dict):
+    for f in ("model", "prompt"):
+        _need(f in body, f"Missing required parameter: '{f}'.")
+    lp = body.get("logprobs")
+    _need(lp is None or (isinstance(lp, int) and 0 <= lp <= 5), "logprobs: must be an integer from 0 to 5")
+
+
+def _refusal(path: str, msg: str):
+    if path.endswith("/messages"):
+        return 400, {"type": "error", "error": {"type": "invalid_request_error", "message": msg}}
+    return 400, {"error": {"message": msg, "type": "invalid_request_error", "param": None, "code": None}}
+
+
+class Strict:
+    """A server for one test: requests are checked as the real API checks them (refused ones are kept in
+    `refused`), and the ones that pass go to `reply(body, path)`, which returns a JSON body, a (status, body)
+    pair, or an exception to raise (a timeout). `calls` holds every request body, in order."""
+
+    CHECKS = {"/v1/messages": check_messages, "/v1/chat/completions": check_chat, "/v1/completions": check_completions}
+
+    def __init__(self, reply):
+        self.reply, self.calls, self.refused, self.keys = reply, [], [], set()
+        self.lock = threading.Lock()
+
+    def answer(self, path: str, headers, raw: bytes):
+        "(status, headers, body) for one request."
+        body = json.loads(raw)
+        with self.lock:
+            self.calls.append(body)
+            self.keys.add(headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer "))
+        check = next((f for p, f in self.CHECKS.items() if path.endswith(p)), None)
+        if check is None:
+            return 404, {}, {"error": {"message": f"no route {path}"}}
+        try:
+            check(body)
+        except Refused as e:
+            with self.lock:
+                self.refused.append(str(e))
+            status, err = _refusal(path, str(e))
+            return status, {}, err
+        out = self.reply(body, path) if self.reply.__code__.co_argcount > 1 else self.reply(body)
+        if isinstance(out, BaseException):
+            raise out
+        if isinstance(out, tuple) and len(out) == 3:
+            return out
+        if isinstance(out, tuple):
+            return out[0], {}, out[1]
+        return 200, {}, out
+
+    def __call__(self, request):
+        "As an httpx MockTransport handler."
+        try:
+            status, headers, body = self.answer(request.url.path, request.headers, request.content)
+        except Exception as e:
+            if type(e).__name__.endswith("Timeout"):
+                raise type(e)(str(e), request=request) from None
+            raise
+        if isinstance(body, bytes):
+            return httpx.Response(status, content=body, headers={"content-type": "application/json", **headers})
+        return httpx.Response(status, json=body, headers=headers)
+
+    def transport(self):
+        return httpx.MockTransport(self)
+
+
+@contextlib.contextmanager
+def serve(strict: Strict):
+    "Run `strict` on a real local socket; yields the base URL."
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):
+            raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+            status, headers, body = strict.answer(self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            self.send_response(status)
+            for k, v in {"content-type": "application/json", **headers}.items():
+                self.send_header(k, v)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *a):
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_port}"
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def message(content, stop="end_turn", usage=(120, 30), model="claude-sonnet-4-5"):
+    "A Messages API reply body."
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
+    }
+
+
+def chat(content, tool_calls=None, logprobs=(-0.1, -0.2, -0.3), tokens=None, finish=None, usage=(50, 7)):
+    "A chat-completions reply body."
+    msg = {"role": "assistant", "content": content}
+    if tool_calls:
+        msg["tool_calls"] = tool_calls
+    toks = tokens or [f"t{i}" for i in range(len(logprobs))]
+    return {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "my-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": msg,
+                "finish_reason": finish or ("tool_calls" if tool_calls else "stop"),
+                "logprobs": {
+                    "content": [
+                        {"token": t, "logprob": lp, "bytes": None, "top_logprobs": []} for t, lp in zip(toks, logprobs)
+                    ]
+                },
+            }
+        ],
+        "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
+    }
