@@ -10,7 +10,7 @@ from whilelab.defaults import SimOptions, RolloutOptions, GradeOptions
 from whilelab.simulate import simulate
 from whilelab.models import ClaudeAgent, ClaudeBackend, ClaudeUser, claude_judge, BackendError
 from whilelab.grade import grade
-from whilelab.cut import cut_sft, cut_dpo, cut_grpo, cut_rm, export
+from whilelab.cut import cut_sft, cut_dpo, cut_grpo, cut_rm, cut_kto, export
 
 FAST = RolloutOptions(backoff_base_s=0.001, backoff_cap_s=0.002, max_retries=1, concurrency=8)
 KEYS = ["sk-ant-api03-SECRETSUITEkeyABCDEFGHIJ0123456789xyz", "gw7Qx2LmZ9pR4tK8vN3bH6cJ"]
@@ -54,7 +54,7 @@ def test_a_key_in_the_environment_appears_in_no_output(key, tmp_path, monkeypatc
     assert judged.ungraded.get("judge failed", 0) >= 1                      # that row is left ungraded, with the reason
     texts += [canonical_json(r) for r in judged] + [str(judged.report())]
     graded = grade(sim.rows, sim.spec)
-    for cut in (cut_sft, cut_dpo, cut_grpo, cut_rm):
+    for cut in (cut_sft, cut_dpo, cut_grpo, cut_rm, cut_kto):
         sel = cut(graded, sim.spec)
         if sel.rows: export(sel, tmp_path / "export")
     try: asyncio.run(backend.create("echo-me", [{"role": "user", "content": "x"}]))   # a direct call that fails with the echo

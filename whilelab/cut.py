@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_cut.ipynb #ad270a02
 from __future__ import annotations
-import collections, json, re
+import collections, inspect, json, re
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, find_secrets, graded_rows
@@ -12,8 +12,8 @@ from .defaults import CutOptions
 from .rollout import row_key
 
 # %% auto #0
-__all__ = ['Selection', 'cut_sft', 'cut_dpo', 'cut_grpo', 'cut_rm', 'overlap', 'decontaminate', 'to_dataset', 'export',
-           'PublishRefused', 'gate', 'publish']
+__all__ = ['Selection', 'cut_sft', 'cut_dpo', 'cut_grpo', 'SituationEnv', 'environment_for', 'cut_rm', 'cut_kto', 'overlap',
+           'decontaminate', 'to_dataset', 'export', 'PublishRefused', 'gate', 'publish']
 
 # %% ../nbs/07_cut.ipynb #5d2847c0
 @dataclass
@@ -63,6 +63,11 @@ def _split(a, b):
     while i < min(len(a), len(b)) and canonical_json(a[i]) == canonical_json(b[i]): i += 1
     return a[:i], a[i:], b[i:]
 
+def _sides(c, j, opts):
+    "(prefix, chosen, rejected) as exported: the first differing agent turn alone, or the rest of each trajectory."
+    prefix, ch, rj = _split(c["messages"], j["messages"])
+    return (prefix, ch, rj) if opts.dpo_full_trajectory or not ch or not rj else (prefix, ch[:1], rj[:1])
+
 def _pairs(rows, opts, dropped):
     by_prompt = collections.defaultdict(list)
     for r in rows: by_prompt[(r["situation_id"], r["phrasing"])].append(r)
@@ -72,7 +77,8 @@ def _pairs(rows, opts, dropped):
         for c in group:
             for j in group:
                 if c["reward"] - j["reward"] < opts.dpo_min_margin: continue
-                lc, lj = _agent_chars(c["messages"]), _agent_chars(j["messages"])
+                prefix, ch, rj = _sides(c, j, opts)
+                lc, lj = _agent_chars(ch), _agent_chars(rj)       # the length of what a trainer will score
                 ratio = max(lc, lj) / max(1, min(lc, lj))
                 cands.append((ratio <= opts.dpo_max_len_ratio, -(c["reward"] - j["reward"]), ratio, row_key(c), row_key(j), c, j))
         if not cands: dropped["no pair with the reward margin"] += 1; continue
@@ -80,7 +86,7 @@ def _pairs(rows, opts, dropped):
         if not fit: dropped["length gap too large"] += 1; continue
         n = 0
         for _, _, ratio, _, _, c, j in sorted(fit, key=lambda x: x[1:5]):
-            prefix, ch, rj = _split(c["messages"], j["messages"])
+            prefix, ch, rj = _sides(c, j, opts)
             if not ch or not rj or ch[0]["role"] != "assistant" or rj[0]["role"] != "assistant":
                 dropped["diverged at a turn that is not the agent's"] += 1; continue
             yield c, j, prefix, ch, rj, ratio
@@ -88,12 +94,12 @@ def _pairs(rows, opts, dropped):
             if n >= opts.dpo_pairs_per_prompt: break
 
 def cut_dpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
-    "Preference pairs from the same situation and phrasing, with a reward margin and a bounded length gap."
+    "Preference pairs from the same situation and phrasing: a reward gap, a bounded length gap, the first differing agent turn."
     kept = graded_rows(rows, "cut_dpo")
     opts, dropped, out = opts or CutOptions(), collections.Counter(kept.left_out), []
     for c, j, prefix, ch, rj, ratio in _pairs(kept, opts, dropped):
         out.append({"prompt": _system(spec, opts) + prefix, "chosen": ch, "rejected": rj, "tools": _tools(spec),
-                    "margin": c["reward"] - j["reward"], "length_ratio": round(ratio, 4),
+                    "reward_gap": c["reward"] - j["reward"], "length_ratio": round(ratio, 4),   # not `margin`: TRL reads that
                     "chosen_meta": _meta(c), "rejected_meta": _meta(j)})
     return Selection("dpo", out, dropped)
 
@@ -112,24 +118,78 @@ def cut_grpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection
         if not lo <= rate <= hi: dropped["pass rate outside the band"] += 1; continue
         first = g[0]["messages"][:1]
         out.append({"prompt": _system(spec, opts) + first, "tools": _tools(spec), "situation_id": key[0], "phrasing": key[1],
-                    "cell": g[0]["cell"], "seed_key": g[0]["run_id"], "reference_hash": g[0].get("reference_hash"),
+                    "cell": g[0]["cell"], "seed": g[0].get("seed"), "arm": g[0].get("arm", "structured"),   # rebuilds its world
+                    "seed_key": g[0]["run_id"], "reference_hash": g[0].get("reference_hash"),
                     "policy_version": g[0].get("policy_version"), "group_size": len(g), "pass_rate": rate,
                     "group_rewards": [r["reward"] for r in g], "group_ids": [_meta(r)["id"] for r in g]})
     return Selection("grpo", out, dropped, {"groups": len(groups)})
 
+# %% ../nbs/07_cut.ipynb #b67e3830
+_PY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
+
+def _tool_method(tool):
+    "A method named as the API sees `tool`, with its parameters as typed keywords and its schema as a Google-style docstring."
+    def method(self, **arguments): return self._call(tool.name, arguments)
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    for p, s in tool.params.items():
+        t = _PY_TYPES.get(s.get("type") if isinstance(s.get("type"), str) else "string", str)
+        params.append(inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=t,
+                                        default=inspect.Parameter.empty if p in tool.required else None))
+    method.__signature__, method.__annotations__ = inspect.Signature(params), {p.name: p.annotation for p in params[1:]}
+    method.__name__ = method.__qualname__ = tool.api_name
+    args = "".join(f"\n    {p}: {' '.join((s.get('description') or p.replace('_', ' ')).split())}" for p, s in tool.params.items())
+    method.__doc__ = (tool.description or tool.name).strip() + ("\n\nArgs:" + args if args else "")
+    return method
+
+# %% ../nbs/07_cut.ipynb #c384295b
+class SituationEnv:
+    "One rollout's world for an RL trainer: `reset` from a GRPO export row, tool methods (added per agent), `get_reward`."
+    spec: AgentSpec = None
+    grade_opts = None
+    def reset(self, situation_id: str, cell: dict, seed: int, arm: str = "structured", prompt=None, **_) -> None:
+        from whilelab.rollout import situation_from_cell
+        self.situation = situation_from_cell(dict(cell), self.spec, seed, arm, situation_id=situation_id)
+        self.world, self.messages, self.calls = self.situation.sandbox(), [dict(m) for m in prompt or []], []
+    def _call(self, name: str, arguments: dict) -> str:
+        from whilelab.rollout import assistant_msg, tool_msg
+        res = self.world.call(name, arguments)
+        cid = f"call_{len(self.calls)}"
+        self.messages += [assistant_msg("", [(cid, name, dict(arguments))]), tool_msg(cid, name, res["payload"])]
+        self.calls.append({"tool": name, "status": res["status"]})
+        return self.messages[-1]["content"]
+    def row(self) -> dict:
+        "What the environment saw, as a row the conduct rules read."
+        return {"messages": self.messages, "calls": self.calls, "faults": self.world.events, "cell": self.situation.cell,
+                "state_hash_after": self.world.state_hash(), "reference_hash": self.situation.reference_hash}
+    def get_reward(self) -> float:
+        from whilelab.grade import hard_floors
+        row = self.row()
+        return float(not hard_floors([row], self.spec, self.grade_opts)[0] and row["state_hash_after"] == row["reference_hash"])
+
+def environment_for(spec: AgentSpec,          # the agent whose tools the environment answers
+                    grade_opts=None           # `GradeOptions`: which conduct rules are hard (default: the defaults)
+                   ) -> type:
+    "A `SituationEnv` class with one method per tool of `spec`: what TRL's `GRPOTrainer(environment_factory=...)` takes."
+    methods = {t.api_name: _tool_method(t) for t in spec.tools}
+    return type(f"{spec.name.title().replace('_', '')}Env", (SituationEnv,), {"spec": spec, "grade_opts": grade_opts, **methods})
+
 # %% ../nbs/07_cut.ipynb #11c5f1a8
-def cut_rm(rows, spec: AgentSpec, opts: CutOptions | None = None, mode: str = "pointwise") -> Selection:
-    "Reward-model data: every graded row pointwise with its label's provenance, or the DPO pairs."
+def cut_rm(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
+    "Reward-model pairs (`prompt`, `chosen`, `rejected`): the DPO pairs, in the form TRL's `RewardTrainer` trains on."
+    kept = graded_rows(rows, "cut_rm")
+    s = cut_dpo(kept, spec, opts)
+    s.kind = "rm"; s.dropped.update(kept.left_out)
+    return s
+
+def cut_kto(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
+    "Unpaired preference data (`prompt`, `completion`, `label`) for KTO: every graded row, with its label's provenance."
     opts = opts or CutOptions()
-    if mode == "pairs":
-        s = cut_dpo(rows, spec, opts); s.kind = "rm_pairs"; return s
-    if mode != "pointwise": raise ValueError(f"mode must be 'pointwise' or 'pairs', got {mode!r}")
-    out, kept = [], graded_rows(rows, "cut_rm")
+    out, kept = [], graded_rows(rows, "cut_kto")
     for r in sorted(kept, key=row_key):
         out.append({"prompt": _system(spec, opts) + r["messages"][:1], "completion": r["messages"][1:], "label": r["reward"] >= 0.5,
                     "tools": _tools(spec), "label_source": dict(r.get("judge") or {"floored_by": r.get("floored_by", [])}),
                     "rules_failed": [v["rule"] for v in r.get("rules") or [] if not v["passed"]], **_meta(r)})
-    return Selection("rm", out, kept.left_out)
+    return Selection("kto", out, kept.left_out)
 
 # %% ../nbs/07_cut.ipynb #26d103cc
 def _words(text: str) -> list[str]: return re.findall(r"[a-z0-9#@.]+", text.lower())

@@ -187,6 +187,8 @@ class CutOptions:
     dpo_min_margin: float = _d(0.5, "chosen must beat rejected by half the reward range: a clear preference, not judge noise", lo=0.0)
     dpo_max_len_ratio: float = _d(1.5, "the longer side at most 1.5x the shorter (agent text), so a pair teaches behaviour, not 'longer wins' (Gao, Schulman, Hilton 2023)", lo=1.0)
     dpo_pairs_per_prompt: int = _d(1, "one pair per prompt, so no prompt dominates the set", lo=1)
+    dpo_full_trajectory: bool = _d(False, "chosen and rejected end with the first agent turn where they differ: TRL scores every "
+                                          "completion token, and the rest of a trajectory holds person turns and tool results")
     grpo_band: tuple = _d((0.2, 0.8), "groups with a 20-80% pass rate carry advantage signal; unanimous groups give zero advantage and are dropped (Shao et al. 2024; Yu et al. 2025)")
     ngram: int = _d(8, "decontamination n-gram length: long enough that a shared n-gram means copied text", lo=1)
     decontam_overlap: float = _d(0.8, "drop a row when 80%+ of its 8-grams occur in the eval set: copies score 1.0, other template-made rows at most ~0.66 here (Llama 2 drew its 'dirty' line at 80% too)", lo=0.0, hi=1.0)

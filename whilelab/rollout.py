@@ -50,9 +50,11 @@ def _known_id(box, entity: str, know: dict, s: dict, rng):
 # %% ../nbs/05_rollout.ipynb #993f7990
 STOP_FAULTS = ("denied",)  # faults the careful path does not retry: a permission error does not go away, so the reference end state is the unchanged one
 
-def situation_from_cell(cell: dict, spec: AgentSpec, seed: int = 0, arm: str = "structured", variant: str = "") -> Situation:
+def situation_from_cell(cell: dict, spec: AgentSpec, seed: int = 0, arm: str = "structured", variant: str = "",
+                        situation_id: str | None = None   # rebuild a situation a row names (its id stands for its variant)
+                       ) -> Situation:
     "The situation for `cell` of `spec`'s plan under run `seed`; a `variant` key makes another situation of the same cell."
-    sid = "s" + stable_hash(cell, spec.policy_version, seed, arm, *([variant] if variant else []), n=10)
+    sid = situation_id or "s" + stable_hash(cell, spec.policy_version, seed, arm, *([variant] if variant else []), n=10)
     tool = cell.get("tool") or spec.tools[0].name
     if tool not in {t.name for t in spec.tools}:
         raise ValueError(f"cell {cell} names tool {tool!r}, not a tool of {spec.name!r}. Fix: use one of {[t.name for t in spec.tools]}")
@@ -327,7 +329,7 @@ async def play(ctx: Ctx, agent, user, opts: RolloutOptions, run_id: str) -> dict
     except Exception as e:
         error = redact(f"{type(e).__name__}: {e}")
     outcome = "error" if error else _outcome(sit, calls)
-    return {"run_id": run_id, "situation_id": sit.id, "phrasing": ctx.phrasing, "sample": ctx.sample,
+    return {"run_id": run_id, "situation_id": sit.id, "seed": sit.seed, "phrasing": ctx.phrasing, "sample": ctx.sample,
             "cell": sit.cell, "arm": sit.arm, "messages": messages, "tools_used": sorted({c["tool"] for c in calls}),
             "calls": calls, "faults": box.events, "state_hash_before": box.hash_before, "state_hash_after": box.state_hash(),
             "reference_hash": sit.reference_hash, "signature": signature(calls, box.events, outcome),
