@@ -5,7 +5,7 @@ refused. Faults a provider really sends -- error statuses, timeouts, truncated a
 replies, replies cut at max_tokens, markdown judge labels, outages mid-batch -- each have a test. A live
 smoke test runs only when ANTHROPIC_API_KEY is set."""
 
-import asyncio, gc, json, os, re, time
+import asyncio, dataclasses, gc, json, os, re, time
 import numpy as np
 import pytest
 from wire import Strict, serve, message, chat, httpx
@@ -97,7 +97,7 @@ def test_claude_agent_speaks_the_messages_api_and_records_usage_and_cost():
     row = play(agent(srv))
     assert row["error"] is None and row["calls"] == [{"tool": "get_order", "status": "ok"}] and srv.refused == []
     second = srv.calls[1]
-    assert second["system"] == SPEC.policy and {t["name"] for t in second["tools"]} == {t.name for t in SPEC.tools}
+    assert second["system"][0]["text"] == SPEC.policy and {t["name"] for t in second["tools"]} == {t.name for t in SPEC.tools}
     tr = second["messages"][-1]["content"][0]
     assert tr["type"] == "tool_result" and tr["tool_use_id"] == "toolu_1"  # our tool result went back as a block
     assert row["usage"] == {"agent": {"calls": 2, "input_tokens": 240, "output_tokens": 60, "cost_usd": 0.00162}}
@@ -271,9 +271,10 @@ def test_a_judge_outage_mid_batch_costs_one_label_and_markdown_labels_parse():
 
 def test_claude_user_judge_and_writer_speak_valid_requests():
     def reply(body):
-        if "grade" in body["system"]:
+        system = body["system"] if isinstance(body["system"], str) else body["system"][0]["text"]
+        if "grade" in system:
             return message([{"type": "text", "text": "LABEL: fail\nREASON: no confirmation."}])
-        if "opening messages" in body["system"]:
+        if "opening messages" in system:
             return message([{"type": "text", "text": "Hello, my order is late."}])
         said = sum(m["role"] == "assistant" for m in body["messages"])  # the person's own earlier turns
         return message([{"type": "text", "text": STOP if said else "Hi, where is my order?"}], usage=(200, 10))
@@ -639,3 +640,43 @@ def test_dotted_tool_names_reach_the_apis_as_aliases_and_come_back_as_themselves
     ]
     assert seen[-1]["messages"][2]["tool_calls"][0]["function"]["name"] == "math_factorial"
     assert srv.refused == []
+
+
+def test_the_stable_prefix_is_marked_for_prompt_caching_and_cached_tokens_are_costed():
+    def reply(body):
+        out = looks_up()(body)
+        out["usage"] = {"input_tokens": 40, "output_tokens": 30, "cache_read_input_tokens": 2000, "cache_creation_input_tokens": 0}
+        return out
+    srv = Strict(reply)
+    row = play(agent(srv))
+    assert srv.refused == [] and all(b["system"][0]["cache_control"] == {"type": "ephemeral"} for b in srv.calls)
+    u = row["usage"]["agent"]
+    assert u["cache_read_tokens"] == 4000 and u["input_tokens"] == 80
+    assert abs(u["cost_usd"] - 2 * (40 * 3 + 30 * 15 + 2000 * 3 * 0.1) / 1e6) < 1e-12      # cache hits at a tenth of the price
+    srv = Strict(looks_up())
+    play(agent(srv, prompt_cache=False))
+    assert all(isinstance(b["system"], str) for b in srv.calls)
+
+
+def test_a_spend_limit_stops_the_run_keeps_finished_rows_and_a_second_call_resumes(tmp_path):
+    sits = [situation_from_cell(CELL, SPEC, seed=0, variant=str(i)) for i in range(10)]
+    capped = RolloutOptions(backoff_base_s=0.001, max_retries=1, concurrency=1, max_cost_usd=0.005)  # 0.00162 per rollout
+    srv = Strict(looks_up())
+    with pytest.warns(UserWarning, match="spend limit"):
+        first = rollouts(sits, SPEC, agent(srv), TemplateUser(), store=tmp_path / "rows.jsonl", opts=capped, progress=False)
+    assert len(first) == 4 and first.stopped.startswith("spend limit: $0.0065") and len(srv.calls) == 8
+    srv2 = Strict(looks_up())
+    more = dataclasses.replace(capped, max_cost_usd=1.0)
+    rest = rollouts(sits, SPEC, agent(srv2), TemplateUser(), store=tmp_path / "rows.jsonl", opts=more, progress=False)
+    assert len(rest) == 10 and rest.stopped is None and len(srv2.calls) == 12          # only the six not played before
+    assert [r["situation_id"] for r in first] == [r["situation_id"] for r in rest if r["situation_id"] in {x["situation_id"] for x in first}]
+
+
+def test_a_spend_limit_holds_across_the_batches_of_a_search():
+    from whilelab.simulate import simulate
+    opts = SimOptions(rollout=RolloutOptions(backoff_base_s=0.001, max_retries=1, max_cost_usd=0.01), k_samples=2)
+    srv = Strict(looks_up())
+    with pytest.warns(UserWarning):
+        sim = simulate(agent(srv), options=opts, axes=tiny_axes(), progress=False)
+    spent = sum(u["cost_usd"] for r in sim.rows for u in r["usage"].values())
+    assert sim.stopped.startswith("spend limit") and 0.01 <= spent < 0.01 + 0.00162 * 16, (sim.stopped, spent)

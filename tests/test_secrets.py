@@ -23,13 +23,14 @@ def server(key):
         sent = request.headers.get("x-api-key") or request.headers.get("authorization", "").removeprefix("Bearer ")
         assert sent == key
         body = json.loads(request.content); n["i"] += 1
-        n["judge"] += "grade" in body["system"]
-        if n["i"] % 7 == 0 or body["system"] == "echo-me" or n["judge"] == 1:
+        system = body["system"] if isinstance(body["system"], str) else body["system"][0]["text"]   # cached: a text block
+        n["judge"] += "grade" in system
+        if n["i"] % 7 == 0 or system == "echo-me" or n["judge"] == 1:
             return httpx.Response(400, json={"type": "error", "error": {"type": "invalid_request_error", "message": f"bad request for key {sent}"}})
-        if "grade" in body["system"]:
+        if "grade" in system:
             return httpx.Response(200, json=msg([{"type": "text", "text": "LABEL: pass\nREASON: fine."}]))
         text = "Hello, where is my order?" if not any(m["role"] == "assistant" for m in body["messages"]) else "###STOP###"
-        if "###STOP###" in body["system"]: return httpx.Response(200, json=msg([{"type": "text", "text": text}]))
+        if "###STOP###" in system: return httpx.Response(200, json=msg([{"type": "text", "text": text}]))
         return httpx.Response(200, json=msg([{"type": "text", "text": "I can help with that."}]))
     return handler
 

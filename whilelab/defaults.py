@@ -102,6 +102,16 @@ class RolloutOptions:
     flaw_rate: float = _d(0.25, "share of the scripted stand-in agent's rollouts with a labelled flaw: enough positives to score a judge on", lo=0.0, hi=1.0)
     user_turns: int = _d(6, "turns the simulated person takes before giving up", lo=1)
     stop_on_truncation: bool = _d(True, "a reply cut at max_tokens ends the rollout: what follows would answer half a message")
+    max_cost_usd: float | None = _d(None, "spend limit of a run in USD (every role): at the limit no new rollout starts, "
+                                          "finished rows are kept, and a call with a higher limit resumes; None: no limit")
+    max_tokens_total: int | None = _d(None, "the same limit in tokens (input and output, every role), for models with no price")
+
+    def _check(self):
+        for name in ("max_cost_usd", "max_tokens_total"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0):
+                raise ValueError(f"RolloutOptions.{name} must be a positive number or None, got {v!r}. "
+                                 f"Fix: e.g. RolloutOptions({name}=5)")
 
 # %% ../nbs/04_defaults.ipynb #46302faa
 ARMS = ("structured", "llm_guided", "open_ended", "behavior_targeted", "failure_mutation")

@@ -13,10 +13,10 @@ from .rollout import assistant_msg, user_msg, person_leaves, Ctx
 
 # %% auto #0
 __all__ = ['FLAWS', 'BOILERPLATE', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'DEFAULT_CLAUDE',
-           'PRICES', 'STOP', 'OPENS', 'FINISH_REASONS', 'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser',
-           'BackendError', 'price_of', 'cost_usd', 'ClaudeBackend', 'ClaudeAgent', 'person_brief', 'flipped',
-           'ClaudeUser', 'claude_judge', 'ClaudeWriter', 'to_openai', 'OpenAIBackend', 'OpenAIAgent', 'NotAligned',
-           'token_spans', 'ReferenceScorer', 'kl_estimate']
+           'PRICES', 'CACHE_PRICE', 'STOP', 'OPENS', 'FINISH_REASONS', 'ScriptedAgent', 'ids_in', 'said_value',
+           'TemplateUser', 'BackendError', 'price_of', 'cost_usd', 'ClaudeBackend', 'ClaudeAgent', 'person_brief',
+           'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter', 'to_openai', 'OpenAIBackend', 'OpenAIAgent',
+           'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
 
 # %% ../nbs/12_models.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool", "pads_boilerplate")
@@ -343,10 +343,17 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: dict = P
     p = price_of(model, prices)
     return None if p is None else round((input_tokens * p[0] + output_tokens * p[1]) / 1e6, 8)
 
-def _usage(model: str, input_tokens, output_tokens, prices: dict) -> dict:
-    "A row's usage entry for one call: tokens in and out, and their cost (None for a model with no known price)."
-    i, o = input_tokens or 0, output_tokens or 0
-    return {"calls": 1, "input_tokens": i, "output_tokens": o, "cost_usd": cost_usd(model, i, o, prices)}
+CACHE_PRICE = {"read": 0.1, "write": 1.25}   # x the input price: Anthropic's cache hits and 5-minute cache writes (same source)
+
+def _usage(model: str, input_tokens, output_tokens, prices: dict, cache_read=0, cache_write=0) -> dict:
+    "A row's usage entry for one call: tokens in, out and from the prompt cache, and their cost (None: no known price)."
+    i, o, r, w = input_tokens or 0, output_tokens or 0, cache_read or 0, cache_write or 0
+    out = {"calls": 1, "input_tokens": i, "output_tokens": o, "cost_usd": cost_usd(model, i, o, prices)}
+    if r or w:
+        p = price_of(model, prices)
+        out.update(cache_read_tokens=r, cache_write_tokens=w)
+        if p is not None: out["cost_usd"] = round(out["cost_usd"] + (r * CACHE_PRICE["read"] + w * CACHE_PRICE["write"]) * p[0] / 1e6, 8)
+    return out
 
 def _text(resp) -> str:
     "The text blocks of a Messages API reply, joined."
@@ -403,6 +410,14 @@ class _PerLoop:
         if entry is not None: await entry[0].close()
     def __getstate__(self): return {**self.__dict__, "_by_loop": {}}   # clients and loops stay in the process that made them
 
+# %% ../nbs/12_models.ipynb #db23ce1b
+def _cached_prefix(kw: dict) -> dict:
+    "A Messages API request with a cache breakpoint at the end of its stable prefix (tools, then system), read at a tenth of the price."
+    kw = dict(kw)
+    if kw.get("system"): kw["system"] = [{"type": "text", "text": kw["system"], "cache_control": {"type": "ephemeral"}}]
+    elif kw.get("tools"): kw["tools"] = kw["tools"][:-1] + [{**kw["tools"][-1], "cache_control": {"type": "ephemeral"}}]
+    return kw
+
 # %% ../nbs/12_models.ipynb #39c1b9b6
 class ClaudeBackend:
     "The Anthropic Messages API with whilelab's retries, a concurrency limit, and usage and cost per call."
@@ -410,9 +425,12 @@ class ClaudeBackend:
     def __init__(self, model: str = DEFAULT_CLAUDE, api_key: str | None = None, max_tokens: int = 1024, extra_body: dict | None = None,
                  concurrency: int = 8, timeout: float = 60.0, transport=None, base_url: str | None = None,
                  opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
-                 prices: dict = PRICES):
+                 prices: dict = PRICES,
+                 prompt_cache: bool = True # mark the system prompt and tools (the same on every call of a run) for caching
+                ):
         _key(api_key, "ANTHROPIC_API_KEY")   # fail now, not at the first call, when there is no key
         self.model, self.max_tokens, self.extra_body, self.prices, self.opts = model, max_tokens, dict(extra_body or {}), prices, opts
+        self.prompt_cache = prompt_cache
         mk = _SDKClient("anthropic", "AsyncAnthropic", "ANTHROPIC_API_KEY", api_key, transport=transport, timeout=timeout, base_url=base_url)
         self._clients = _PerLoop(mk, concurrency)
         self.sampling = {"model": model, "max_tokens": max_tokens, **self.extra_body}   # exactly what each request sends
@@ -423,6 +441,7 @@ class ClaudeBackend:
         client, sem = self._clients.get()
         kw = dict(model=self.model, max_tokens=self.max_tokens, system=system, messages=messages)
         if tools: kw["tools"] = tools
+        if self.prompt_cache: kw = _cached_prefix(kw)
         if self.extra_body: kw["extra_body"] = self.extra_body   # sampling fields the model accepts (the SDK passes them through)
         retry = self.opts or opts or RolloutOptions()
         async with sem:
@@ -431,7 +450,8 @@ class ClaudeBackend:
 
     def usage(self, resp) -> dict:
         u = getattr(resp, "usage", None)
-        return _usage(self.model, getattr(u, "input_tokens", 0), getattr(u, "output_tokens", 0), self.prices)
+        return _usage(self.model, getattr(u, "input_tokens", 0), getattr(u, "output_tokens", 0), self.prices,
+                      getattr(u, "cache_read_input_tokens", 0), getattr(u, "cache_creation_input_tokens", 0))
 
     async def answer(self, system: str, prompt: str, key=(), opts=None) -> dict:
         "A single-turn reply (for judges and writers): its `text`, `usage` and `stop_reason`."

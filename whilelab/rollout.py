@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_rollout.ipynb #c5858f5e
 from __future__ import annotations
-import asyncio, collections, inspect, json, time, typing
+import asyncio, collections, contextlib, inspect, json, time, typing, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, derive_seed, rng_for, redact, run_sync
@@ -15,8 +15,8 @@ from .world import Sandbox, Schema, _synth, _id_entity
 __all__ = ['STOP_FAULTS', 'as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_leaves', 'assistant_msg', 'tool_msg',
            'to_anthropic', 'Ctx', 'as_agent', 'TransientError', 'is_transient', 'retry_after', 'with_retries',
            'row_key', 'Encoded', 'StoreBusy', 'hold_lock', 'RowStore', 'iter_rows', 'read_rows', 'signature',
-           'add_usage', 'play', 'merged', 'play_all', 'LocalExecutor', 'StoredRows', 'arun', 'rollouts',
-           'strip_timings', 'delivered_cell', 'miss_reason']
+           'add_usage', 'play', 'merged', 'play_all', 'LocalExecutor', 'StoredRows', 'Played', 'Spend', 'arun',
+           'rollouts', 'strip_timings', 'delivered_cell', 'miss_reason']
 
 # %% ../nbs/05_rollout.ipynb #9ccf7a34
 @dataclass
@@ -282,7 +282,7 @@ def _outcome(sit: Situation, calls: list[dict]) -> str:
 def add_usage(total: dict | None, u: dict) -> dict:
     "Two usage entries summed; a cost unknown in either (a model with no price) stays unknown (None), never 0."
     if not total: return dict(u)
-    out = {k: total.get(k, 0) + u.get(k, 0) for k in ("calls", "input_tokens", "output_tokens")}
+    out = {k: total.get(k, 0) + u.get(k, 0) for k in {**total, **u} if k != "cost_usd"}   # calls and every kind of token
     cost = None if total.get("cost_usd") is None or u.get("cost_usd") is None else round(total["cost_usd"] + u["cost_usd"], 8)
     return {**out, "cost_usd": cost}
 
@@ -383,6 +383,34 @@ class StoredRows:
     def sorted(self) -> list[dict]: return sorted(self, key=row_key)
     def __repr__(self): return f"StoredRows({self.n} rows in {self.path})"
 
+# %% ../nbs/05_rollout.ipynb #e121d508
+class Played(list):
+    "Rows of a `rollouts` call, with `stopped` saying why it ended early (a spend limit), and what it `spent`."
+    stopped, spent = None, None
+
+def _stopped(rows, spend):
+    rows.stopped, rows.spent = spend.why, str(spend)
+    return rows
+
+class Spend:
+    "What a run has spent (USD and tokens, every role) against `RolloutOptions`' limits; `why` says which limit stopped it."
+    def __init__(self, opts: RolloutOptions): self.opts, self.usd, self.tokens, self.unpriced, self.why = opts, 0.0, 0, 0, None
+    def add(self, row) -> bool:
+        "Count `row`; True once a limit is reached (no new rollout should start)."
+        for u in (row.get("usage") or {}).values():
+            self.tokens += u.get("input_tokens", 0) + u.get("output_tokens", 0)
+            if u.get("cost_usd") is None: self.unpriced += 1
+            else: self.usd += u["cost_usd"]
+        o = self.opts
+        if o.max_cost_usd is not None and self.unpriced:
+            self.why = (f"spend limit: {self.unpriced} calls have no known price, so ${o.max_cost_usd} cannot be enforced. "
+                        "Fix: pass prices= to the backend, or limit tokens with RolloutOptions(max_tokens_total=...)")
+        elif o.max_cost_usd is not None and self.usd >= o.max_cost_usd: self.why = f"spend limit: ${self.usd:.4f} of ${o.max_cost_usd}"
+        elif o.max_tokens_total is not None and self.tokens >= o.max_tokens_total:
+            self.why = f"token limit: {self.tokens} of {o.max_tokens_total} tokens"
+        return self.why is not None
+    def __str__(self): return f"${self.usd:.4f}, {self.tokens} tokens" + (f" ({self.unpriced} calls unpriced)" if self.unpriced else "")
+
 # %% ../nbs/05_rollout.ipynb #7f2fc6c5
 async def arun(situations, spec: AgentSpec, agent, user, n_phrasings: int = 1, k_samples: int = 1, seed: int = 0,
                store: RowStore | str | Path | None = None, opts: RolloutOptions | None = None, run_id: str = "run",
@@ -401,26 +429,31 @@ async def arun(situations, spec: AgentSpec, agent, user, n_phrasings: int = 1, k
     wanted = [(s, p, k) for s in situations for p in range(n_phrasings) for k in range(k_samples)]
     todo = [w for w in wanted if st is None or (w[0].id, w[1], w[2]) not in st]
     resumed = len(todo) < len(wanted)      # some requested rows were stored before this call
-    rows, seen, bar = [], set(), None
+    rows, seen, bar, spend = [], set(), None, Spend(opts)
     if progress:
         from tqdm.auto import tqdm
         bar = tqdm(total=len(todo), desc=f"rollouts ({executor.name})", unit="rollout", mininterval=0.5)
     try:
-        async for row in executor.stream(todo, spec, agent, user, seed, opts, run_id):
-            if st is not None: new = st.add(row)
-            else: key = row.key if isinstance(row, Encoded) else row_key(row); new = key not in seen; seen.add(key)
-            if not new: continue       # a retried remote task may send a row twice: it is kept once
-            if keep: rows.append(row.row() if isinstance(row, Encoded) else row)
-            if bar is not None: bar.update(1)
+        async with contextlib.aclosing(executor.stream(todo, spec, agent, user, seed, opts, run_id)) as stream:
+            async for row in stream:
+                if st is not None: new = st.add(row)
+                else: key = row.key if isinstance(row, Encoded) else row_key(row); new = key not in seen; seen.add(key)
+                if not new: continue       # a retried remote task may send a row twice: it is kept once
+                plain = row.row() if isinstance(row, Encoded) else row
+                if keep: rows.append(plain)
+                stop = spend.add(plain)
+                if bar is not None: bar.update(1); bar.set_postfix_str(str(spend), refresh=False)
+                if stop: break             # leaving the stream cancels the rollouts in flight; every finished row is kept
     finally:
         if bar is not None: bar.close()
         if st is not None:
             st.flush()
             if own: st.close()
-    if not keep: return StoredRows(st.path, {s.id for s in situations}, len(wanted))
+    if spend.why: warnings.warn(f"rollouts stopped early: {spend.why}; finished rows are kept", stacklevel=2)
+    if not keep: return _stopped(StoredRows(st.path, {s.id for s in situations}, len(wanted)), spend)
     if resumed:   # rows from before this call live only in the file: read it (the requested situations' rows)
-        return StoredRows(st.path, {s.id for s in situations}, len(wanted)).sorted()
-    return sorted(rows, key=row_key)
+        return _stopped(Played(StoredRows(st.path, {s.id for s in situations}, len(wanted)).sorted()), spend)
+    return _stopped(Played(sorted(rows, key=row_key)), spend)
 
 def rollouts(*args, **kw) -> list[dict] | StoredRows:
     "`arun` for synchronous code; works inside a running event loop (Jupyter) too."

@@ -4,14 +4,14 @@
 
 # %% ../nbs/03_search.ipynb #c1f88adc
 from __future__ import annotations
-import collections, json, math
+import collections, dataclasses, json, math
 import numpy as np
 import xarray as xr
 from .core import AgentSpec, canonical_json, rng_for, run_sync
-from .defaults import SearchOptions, SimOptions, ARMS
+from .defaults import SearchOptions, SimOptions, RolloutOptions, ARMS
 from .axes import Axes
 from .cover import coverage, plan_cells
-from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key
+from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
 
 # %% auto #0
 __all__ = ['clamp_weights', 'update_weights', 'allocate', 'batch_counts', 'TemplateWriter', 'Search', 'failed', 'step', 'run',
@@ -120,6 +120,7 @@ class Search:
         self.sigs, self.seen_cells, self.deliveries = collections.Counter(), set(), collections.Counter()
         self.misses = {}                                   # plan cell -> why its last rollout did not deliver it
         self.batch, self.quiet, self.stopped = 0, 0, None
+        self.spend = Spend(options.rollout)     # a spend limit holds for the whole search, not per batch
 
     @property
     def total(self) -> int: return len(self.rows)
@@ -212,7 +213,8 @@ def step(self) -> dict | None:
         if opening: sits[-1].goal["opening"] = opening   # the writer's words become the person's first message
     ids = {s.id for s in sits}
     new = [r for r in rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings, self.options.k_samples, self.options.seed,
-                               store=self.store, opts=self.options.rollout, run_id=self.run_id, progress=self.progress, executor=self.executor) if r["situation_id"] in ids]
+                               store=self.store, opts=self._left(), run_id=self.run_id, progress=self.progress, executor=self.executor)
+           if r["situation_id"] in ids]
     new = grade(new, self.spec, self.judge, agent=self.agent, opts=self.options.grade)
     arm_of = {s.id: s.arm for s in sits}
     per_arm = collections.defaultdict(list)
@@ -238,7 +240,8 @@ def step(self) -> dict | None:
                         "rollouts": len(per_arm.get(a, [])),
                         "yield": yields.get(a, np.nan), "note": why[a] or ""} for a in ARMS}}
     self.history.append(rec); self.batch += 1
-    if self.quiet >= self.patience and not self.undelivered(): self.stopped = "saturated"
+    if any([self.spend.add(r) for r in new]): self.stopped = self.spend.why   # every row counted, then the verdict
+    elif self.quiet >= self.patience and not self.undelivered(): self.stopped = "saturated"
     elif self.total + self.per_situation > self.budget or n_sit == 0: self.stopped = "budget"
     return rec
 
@@ -250,6 +253,15 @@ def run(self, max_batches: int | None = None) -> str | None:
     return self.stopped
 
 Search.step, Search.run = step, run
+
+# %% ../nbs/03_search.ipynb #a8b3d2a3
+def _left(self) -> RolloutOptions:
+    "The rollout options for the next batch, its spend limits reduced by what the search has spent so far."
+    o, s = self.options.rollout, self.spend
+    return dataclasses.replace(o, max_cost_usd=None if o.max_cost_usd is None else max(o.max_cost_usd - s.usd, 1e-9),
+                               max_tokens_total=None if o.max_tokens_total is None else max(o.max_tokens_total - s.tokens, 1))
+
+Search._left = _left
 
 # %% ../nbs/03_search.ipynb #faac7166
 def history_dataset(self) -> xr.Dataset:

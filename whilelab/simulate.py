@@ -99,7 +99,8 @@ def usage_by_role(rows) -> dict:
     return dict(sorted(total.items()))
 
 # %% ../nbs/13_simulate.ipynb #44e10bd7
-NOT_IN_ROWS = ("concurrency", "flush_rows", "flush_seconds")   # how fast rows are played and stored, never what they say
+NOT_IN_ROWS = ("concurrency", "flush_rows", "flush_seconds",    # how fast rows are played and stored, never what they say,
+               "max_cost_usd", "max_tokens_total")             # and how much may be spent: a higher limit resumes the run
 
 def row_options(opts: SimOptions) -> dict:
     "The options that can change a row, as a dict: what a run id hashes, so a run resumes at any concurrency."
@@ -151,8 +152,8 @@ def simulate(agent=None,                      # the agent under test (default: t
             situations = [situation_from_cell(c, spec, seed=opts.seed) for c in plan_cells(plan)]
             rows = rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples, seed=opts.seed,
                             store=store, opts=opts.rollout, run_id=run_id, progress=progress, executor=executor)
+            history, stopped, undeliverable = None, rows.stopped or "plan played", []
             rows = grade(rows, spec, judge, agent=agent, opts=opts.grade)
-            history, stopped, undeliverable = None, "plan played", []
     finally:
         if store is not None: store.close()
     cov = coverage([delivered_cell(r) for r in rows], plan)   # pairs the plan proved impossible are not owed
