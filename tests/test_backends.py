@@ -6,6 +6,7 @@ replies, replies cut at max_tokens, markdown judge labels, outages mid-batch -- 
 smoke test runs only when ANTHROPIC_API_KEY is set."""
 
 import asyncio, dataclasses, gc, json, os, re, time
+from pathlib import Path
 import numpy as np
 import pytest
 from wire import Strict, serve, message, chat, httpx
@@ -680,3 +681,66 @@ def test_a_spend_limit_holds_across_the_batches_of_a_search():
         sim = simulate(agent(srv), options=opts, axes=tiny_axes(), progress=False)
     spent = sum(u["cost_usd"] for r in sim.rows for u in r["usage"].values())
     assert sim.stopped.startswith("spend limit") and 0.01 <= spent < 0.01 + 0.00162 * 16, (sim.stopped, spent)
+
+
+def test_a_rerun_is_served_from_the_request_cache_with_the_same_rows(tmp_path):
+    """The first run calls the API; the same run again makes no call and gives the same rows; another sample is another
+    call; a second process (a fresh backend on the same file) reads what the first stored."""
+    from whilelab.models import RequestCache
+    from whilelab.rollout import strip_timings
+    sits = [situation_from_cell(CELL, SPEC, seed=0, variant=str(i)) for i in range(3)]
+    srv = Strict(looks_up())
+    a = ClaudeAgent(backend=ClaudeBackend(api_key=KEY, transport=srv.transport(), opts=FAST, cache=tmp_path / "c.sqlite"))
+    first = rollouts(sits, SPEC, a, TemplateUser(), opts=FAST, progress=False)
+    assert len(srv.calls) == 6 and a.backend.cache.misses == 6 and a.backend.cache.hits == 0
+    again = rollouts(sits, SPEC, a, TemplateUser(), opts=FAST, progress=False)
+    assert len(srv.calls) == 6 and a.backend.cache.hits == 6
+    assert [strip_timings(r) for r in again] == [strip_timings(r) for r in first]
+    rollouts(sits, SPEC, a, TemplateUser(), k_samples=2, opts=FAST, progress=False)   # sample 1 is new: 3 rollouts, 6 calls
+    assert len(srv.calls) == 12
+    fresh = ClaudeAgent(backend=ClaudeBackend(api_key=KEY, transport=Strict(looks_up([500] * 99)).transport(), opts=FAST,
+                                              cache=RequestCache(tmp_path / "c.sqlite")))
+    assert [strip_timings(r) for r in rollouts(sits, SPEC, fresh, TemplateUser(), opts=FAST, progress=False)] == \
+           [strip_timings(r) for r in first]                                    # the API is down, and nothing needed it
+    assert KEY.encode() not in (tmp_path / "c.sqlite").read_bytes()
+
+
+def test_the_openai_compatible_backend_uses_the_cache_too(tmp_path):
+    srv = Strict(lambda body: chat("It is on its way."))
+    mk = lambda: OpenAIAgent("m", backend=OpenAIBackend("m", base_url="http://vllm.local/v1", transport=srv.transport(), opts=FAST,
+                                                        cache=tmp_path / "c.sqlite"))
+    first = play(mk()); n = len(srv.calls)
+    assert play(mk())["messages"] == first["messages"] and len(srv.calls) == n
+
+
+def test_a_run_killed_mid_call_keeps_every_reply_it_stored(tmp_path):
+    """SIGKILL a process while its 7th request is in flight: the 6 replies it got are in the cache file, which is intact,
+    and the run finished here asks only for the other 34."""
+    import signal, subprocess, sys, threading
+    cache, got_seventh, killed = tmp_path / "c.sqlite", threading.Event(), threading.Event()
+    inner = looks_up()
+    def reply(body):
+        if len(srv.calls) == 7: got_seventh.set(); killed.wait(60)     # hold the 7th until the process is gone
+        return inner(body)
+    srv = Strict(reply)
+    script = f"""
+import sys; sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_backends import *
+sits = [situation_from_cell(CELL, SPEC, seed=0, variant=str(i)) for i in range(20)]
+a = ClaudeAgent(backend=ClaudeBackend(api_key=KEY, base_url=sys.argv[1], opts=FAST, cache=sys.argv[2]))
+rollouts(sits, SPEC, a, TemplateUser(), opts=dataclasses.replace(FAST, concurrency=1), progress=False)
+"""
+    with serve(srv) as url:
+        p = subprocess.Popen([sys.executable, "-c", script, url, str(cache)], env={**os.environ, "WHILELAB_CACHE": "off"})
+        try:
+            assert got_seventh.wait(120), "the run never reached its 7th request"
+            p.send_signal(signal.SIGKILL); p.wait(30)
+        finally:
+            killed.set()
+            if p.poll() is None: p.kill()
+        sits = [situation_from_cell(CELL, SPEC, seed=0, variant=str(i)) for i in range(20)]
+        before = len(srv.calls)
+        a = ClaudeAgent(backend=ClaudeBackend(api_key=KEY, base_url=url, opts=FAST, cache=cache))
+        rows = rollouts(sits, SPEC, a, TemplateUser(), opts=dataclasses.replace(FAST, concurrency=1), progress=False)
+    assert p.returncode == -signal.SIGKILL and all(r["error"] is None for r in rows) and len(rows) == 20
+    assert a.backend.cache.hits == 6 and len(srv.calls) - before == 34

@@ -14,9 +14,9 @@ from .rollout import assistant_msg, user_msg, person_leaves, Ctx
 # %% auto #0
 __all__ = ['FLAWS', 'BOILERPLATE', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'DEFAULT_CLAUDE',
            'PRICES', 'CACHE_PRICE', 'STOP', 'OPENS', 'FINISH_REASONS', 'ScriptedAgent', 'ids_in', 'said_value',
-           'TemplateUser', 'BackendError', 'price_of', 'cost_usd', 'ClaudeBackend', 'ClaudeAgent', 'person_brief',
-           'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter', 'to_openai', 'OpenAIBackend', 'OpenAIAgent',
-           'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
+           'TemplateUser', 'BackendError', 'price_of', 'cost_usd', 'RequestCache', 'request_cache', 'ClaudeBackend',
+           'ClaudeAgent', 'person_brief', 'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter', 'to_openai',
+           'OpenAIBackend', 'OpenAIAgent', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
 
 # %% ../nbs/12_models.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool", "pads_boilerplate")
@@ -312,8 +312,9 @@ class TemplateUser:
         return None
 
 # %% ../nbs/12_models.ipynb #1833b000
-import asyncio, importlib, os
-from .core import redact, close_with_loop
+import asyncio, hashlib, importlib, os, sqlite3
+from pathlib import Path
+from .core import redact, close_with_loop, canonical_json
 from .rollout import with_retries, is_transient, to_anthropic
 
 DEFAULT_CLAUDE = "claude-sonnet-4-5"  # a current general-purpose Claude model; pass model= for another
@@ -381,6 +382,37 @@ def _key(api_key, var: str, required: bool = True):
     if not k and required: raise BackendError(f"no API key: set {var} in the environment or pass api_key=...")
     return k
 
+# %% ../nbs/12_models.ipynb #cfacd4f8
+class RequestCache:
+    "Model replies on disk by a hash of the full request and of which call of which rollout it is."
+    def __init__(self, path): self.path, self._db, self.hits, self.misses = Path(path), None, 0, 0
+    def _conn(self):
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)   # autocommit
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
+            self._db = db
+        return self._db
+    def key(self, *parts) -> str: return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()
+    def get(self, key: str) -> str | None:
+        row = self._conn().execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
+        if row: self.hits += 1
+        else: self.misses += 1
+        return row[0] if row else None
+    def put(self, key: str, reply: str): self._conn().execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (key, reply))
+    def __getstate__(self): return {**self.__dict__, "_db": None}     # a connection stays in the process that opened it
+    def __repr__(self): return f"RequestCache({self.path}, {self.hits} hits, {self.misses} misses)"
+
+def request_cache(cache=None) -> RequestCache | None:
+    "The cache a backend uses: `cache` if given (a path, a `RequestCache`, or False for none), else `WHILELAB_CACHE`'s."
+    if isinstance(cache, RequestCache) or cache is False: return cache or None
+    if cache is None or cache is True:
+        env = os.environ.get("WHILELAB_CACHE")
+        if env is not None and env.strip().lower() in ("", "0", "off", "false", "no"): return None
+        cache = env or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "whilelab" / "requests.sqlite"
+    return RequestCache(cache)
+
 # %% ../nbs/12_models.ipynb #305d4c5a
 class _SDKClient:
     "Builds an async SDK client; pickles without the key (a copy in another process reads it from that process's environment)."
@@ -426,11 +458,12 @@ class ClaudeBackend:
                  concurrency: int = 8, timeout: float = 60.0, transport=None, base_url: str | None = None,
                  opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
                  prices: dict = PRICES,
-                 prompt_cache: bool = True # mark the system prompt and tools (the same on every call of a run) for caching
+                 prompt_cache: bool = True, # mark the system prompt and tools (the same on every call of a run) for caching
+                 cache=None              # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
                 ):
         _key(api_key, "ANTHROPIC_API_KEY")   # fail now, not at the first call, when there is no key
         self.model, self.max_tokens, self.extra_body, self.prices, self.opts = model, max_tokens, dict(extra_body or {}), prices, opts
-        self.prompt_cache = prompt_cache
+        self.prompt_cache, self.cache, self.base_url = prompt_cache, request_cache(cache), base_url
         mk = _SDKClient("anthropic", "AsyncAnthropic", "ANTHROPIC_API_KEY", api_key, transport=transport, timeout=timeout, base_url=base_url)
         self._clients = _PerLoop(mk, concurrency)
         self.sampling = {"model": model, "max_tokens": max_tokens, **self.extra_body}   # exactly what each request sends
@@ -444,9 +477,13 @@ class ClaudeBackend:
         if self.prompt_cache: kw = _cached_prefix(kw)
         if self.extra_body: kw["extra_body"] = self.extra_body   # sampling fields the model accepts (the SDK passes them through)
         retry = self.opts or opts or RolloutOptions()
+        ck = self.cache and self.cache.key("anthropic.messages", self.base_url, kw, list(key))
+        if ck and (hit := self.cache.get(ck)) is not None: return anthropic.types.Message.model_validate_json(hit)
         async with sem:
-            return await _guarded(lambda: client.messages.create(**kw), ("claude",) + tuple(key), retry, anthropic,
+            resp = await _guarded(lambda: client.messages.create(**kw), ("claude",) + tuple(key), retry, anthropic,
                                   "the Anthropic API", "ANTHROPIC_API_KEY")
+        if ck: self.cache.put(ck, resp.model_dump_json())
+        return resp
 
     def usage(self, resp) -> dict:
         u = getattr(resp, "usage", None)
@@ -564,22 +601,30 @@ class OpenAIBackend:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, temperature: float = 1.0, max_tokens: int = 1024,
                  concurrency: int = 8, timeout: float = 60.0, transport=None, family: str = "openai-compatible",
                  opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
-                 prices: dict = PRICES):
+                 prices: dict = PRICES,
+                 cache=None              # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
+                ):
         _key(api_key, "OPENAI_API_KEY", required=base_url is None)
         self.model, self.temperature, self.max_tokens, self.family, self.prices = model, temperature, max_tokens, family, prices
-        self.opts = opts
+        self.opts, self.cache = opts, request_cache(cache)
         mk = _SDKClient("openai", "AsyncOpenAI", "OPENAI_API_KEY", api_key, required=base_url is None, transport=transport,
                         timeout=timeout, base_url=base_url)
         self._clients = _PerLoop(mk, concurrency)
         self.sampling = {"model": model, "temperature": temperature, "max_tokens": max_tokens, "base_url": base_url or "api.openai.com"}
 
-    async def call(self, fn, key, opts=None):
-        "`fn(client)`, retried on passing failures as this backend's `opts`, else the run's `opts`, say."
+    async def call(self, endpoint: str, request: dict, key, opts=None):
+        "One `chat` or `completions` request, from the cache or retried as this backend's `opts`, else the run's `opts`, say."
         import openai
         client, sem = self._clients.get()
+        create = client.chat.completions.create if endpoint == "chat" else client.completions.create
+        kind = openai.types.chat.ChatCompletion if endpoint == "chat" else openai.types.Completion
+        ck = self.cache and self.cache.key(f"openai.{endpoint}", self.sampling["base_url"], request, list(key))
+        if ck and (hit := self.cache.get(ck)) is not None: return kind.model_validate_json(hit)
         async with sem:
-            return await _guarded(lambda: fn(client), ("openai",) + tuple(key), self.opts or opts or RolloutOptions(), openai,
+            resp = await _guarded(lambda: create(**request), ("openai",) + tuple(key), self.opts or opts or RolloutOptions(), openai,
                                   "the endpoint", "OPENAI_API_KEY")
+        if ck: self.cache.put(ck, resp.model_dump_json())
+        return resp
 
 # %% ../nbs/12_models.ipynb #5de2ff69
 FINISH_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use"}  # as Anthropic says them
@@ -593,10 +638,9 @@ class OpenAIAgent:
 
     async def respond(self, messages, ctx) -> dict:
         b = self.backend
-        resp = await b.call(lambda c: c.chat.completions.create(model=b.model, messages=to_openai(messages, ctx.spec.policy, ctx.spec.api_names()),
-                                                                 tools=[t.to_openai() for t in ctx.spec.tools], logprobs=True,
-                                                                 temperature=b.temperature, max_tokens=b.max_tokens),
-                            ctx.key + ("agent", len(messages)), ctx.opts)
+        request = dict(model=b.model, messages=to_openai(messages, ctx.spec.policy, ctx.spec.api_names()),
+                       tools=[t.to_openai() for t in ctx.spec.tools], logprobs=True, temperature=b.temperature, max_tokens=b.max_tokens)
+        resp = await b.call("chat", request, ctx.key + ("agent", len(messages)), ctx.opts)
         if not getattr(resp, "choices", None): raise BackendError("the endpoint answered with no choices")
         ch = resp.choices[0]
         calls = []
@@ -644,7 +688,7 @@ class ReferenceScorer:
             text = row["messages"][i].get("content") or ""
             if not text or "".join(toks) != text: skipped += 1; continue      # a tool-call turn: its tokens are not rendered text
             prefix = _render(row["messages"][:i]) + "\nassistant:\n"         # a newline before the turn: its first token starts clean
-            resp = await b.call(lambda c: c.completions.create(model=b.model, prompt=prefix + text, max_tokens=1, echo=True, logprobs=0),
+            resp = await b.call("completions", dict(model=b.model, prompt=prefix + text, max_tokens=1, echo=True, logprobs=0),
                                 (row["situation_id"], row["phrasing"], row["sample"], "ref", i))
             lp = resp.choices[0].logprobs
             spans = token_spans(list(lp.tokens or []), list(lp.token_logprobs or []), getattr(lp, "text_offset", None), prefix + text)
