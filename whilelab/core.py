@@ -12,8 +12,8 @@ import numpy as np
 # %% auto #0
 __all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'MIN_SECRET_LEN', 'canonical_json',
            'stable_hash', 'derive_seed', 'rng_for', 'SchemaError', 'normalize_schema', 'check_refs', 'type_schema',
-           'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row', 'Kept', 'graded_rows',
-           'AgentSpec', 'find_customer', 'list_orders', 'get_order', 'cancel_order', 'refund_order',
+           'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row', 'Kept', 'ungraded_counts',
+           'graded_rows', 'AgentSpec', 'find_customer', 'list_orders', 'get_order', 'cancel_order', 'refund_order',
            'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data', 'content_words', 'env_secrets',
            'redact', 'find_secrets', 'close_with_loop', 'run_sync']
 
@@ -412,6 +412,10 @@ class Kept(list):
     "The rows fit to use, with how many were `left_out` and why (a rollout error, a judge that gave no label)."
     def __init__(self, rows=(), left_out: dict | None = None): super().__init__(rows); self.left_out = dict(left_out or {})
 
+def ungraded_counts(rows) -> dict:
+    "How many rows `grade` left ungraded, by kind of reason ('rollout error', 'judge failed')."
+    return dict(sorted(collections.Counter(r["ungraded"].split(":")[0] for r in rows if r.get("ungraded")).items()))
+
 def _check_reward(r, i, where):
     v = r.get("reward")
     if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -423,17 +427,17 @@ def _check_reward(r, i, where):
 # %% ../nbs/00_core.ipynb #5c4e3721
 def graded_rows(rows, where: str, fields=GRADED_FIELDS) -> Kept:
     "The graded rows of `rows`; rows `grade` left ungraded (with a reason) are counted out. Else an error naming the row and field."
-    out, left = Kept(), collections.Counter()
+    out, rows = Kept(), list(rows)
     for i, r in enumerate(rows):
         if not isinstance(r, dict): raise TypeError(f"{where}: row #{i} is a {type(r).__name__}, not a dict. Fix: pass rows as whilelab writes them")
         miss = [f for f in fields if f not in r]
         if miss: raise ValueError(f"{where}: row {_row_name(r, i)} has no {miss[0]!r}. Fix: pass rows from whilelab.grade.grade(...), "
                                   "which keeps every field a rollout wrote")
-        if r.get("reward") is None and r.get("ungraded"): left[r["ungraded"].split(":")[0]] += 1; continue
+        if r.get("reward") is None and r.get("ungraded"): continue
         if r.get("reward") is None: raise ValueError(f"{where}: row {_row_name(r, i)} is not graded (reward is None). "
                                                      "Fix: pass rows from whilelab.grade.grade(...)")
         _check_reward(r, i, where); out.append(r)
-    out.left_out = dict(sorted(left.items()))
+    out.left_out = ungraded_counts(r for r in rows if r.get("reward") is None)
     return out
 
 # %% ../nbs/00_core.ipynb #5270c8ab

@@ -145,7 +145,7 @@ def _tool_method(tool):
 class SituationEnv:
     "One rollout's world for an RL trainer: `reset` from a GRPO export row, tool methods (added per agent), `get_reward`."
     spec: AgentSpec = None
-    grade_opts = None
+    grade_opts = rules = None     # set by `environment_for`
     def reset(self, situation_id: str, cell: dict, seed: int, arm: str = "structured", prompt=None, **_) -> None:
         from whilelab.rollout import situation_from_cell
         self.situation = situation_from_cell(dict(cell), self.spec, seed, arm, situation_id=situation_id)
@@ -157,21 +157,25 @@ class SituationEnv:
         self.messages += [assistant_msg("", [(cid, name, dict(arguments))]), tool_msg(cid, name, res["payload"])]
         self.calls.append({"tool": name, "status": res["status"]})
         return self.messages[-1]["content"]
-    def row(self) -> dict:
+    def _row(self) -> dict:     # private: TRL offers every public method to the model as a tool
         "What the environment saw, as a row the conduct rules read."
         return {"messages": self.messages, "calls": self.calls, "faults": self.world.events, "cell": self.situation.cell,
                 "state_hash_after": self.world.state_hash(), "reference_hash": self.situation.reference_hash}
     def get_reward(self) -> float:
         from whilelab.grade import hard_floors
-        row = self.row()
-        return float(not hard_floors([row], self.spec, self.grade_opts)[0] and row["state_hash_after"] == row["reference_hash"])
+        row = self._row()
+        return float(not hard_floors([row], self.rules, self.grade_opts)[0] and row["state_hash_after"] == row["reference_hash"])
 
 def environment_for(spec: AgentSpec,          # the agent whose tools the environment answers
                     grade_opts=None           # `GradeOptions`: which conduct rules are hard (default: the defaults)
                    ) -> type:
     "A `SituationEnv` class with one method per tool of `spec`: what TRL's `GRPOTrainer(environment_factory=...)` takes."
+    from whilelab.grade import RuleCtx
+    from whilelab.defaults import GradeOptions
     methods = {t.api_name: _tool_method(t) for t in spec.tools}
-    return type(f"{spec.name.title().replace('_', '')}Env", (SituationEnv,), {"spec": spec, "grade_opts": grade_opts, **methods})
+    rules = RuleCtx(spec, grade_opts or GradeOptions())       # built once: get_reward runs on every rollout of training
+    return type(f"{spec.name.title().replace('_', '')}Env", (SituationEnv,),
+                {"spec": spec, "grade_opts": grade_opts, "rules": rules, **methods})
 
 # %% ../nbs/07_cut.ipynb #11c5f1a8
 def cut_rm(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:

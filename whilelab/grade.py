@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio, collections, dataclasses, inspect, json, marshal, re, warnings
 from dataclasses import dataclass, field
 import numpy as np
-from .core import AgentSpec, stable_hash, canonical_json, run_sync, redact
+from .core import AgentSpec, stable_hash, canonical_json, run_sync, redact, ungraded_counts
 from typing import TYPE_CHECKING
 if TYPE_CHECKING: from whilelab.stats import Interval   # annotations only: scipy.stats loads when a judge is scored
 from .defaults import GradeOptions, TrustOptions
@@ -312,11 +312,13 @@ def argument_grounding(row) -> float | None:
     return hits / n if n else None
 
 # %% ../nbs/06_grade.ipynb #d89777d8
-def hard_floors(rows, spec: AgentSpec | None = None, opts: GradeOptions | None = None) -> list[list[str]]:
+def hard_floors(rows,
+                spec: AgentSpec | RuleCtx | None = None,  # the agent, or its `RuleCtx` built once by a caller checking row by row
+                opts: GradeOptions | None = None) -> list[list[str]]:
     "The hard rules each row breaks: checked against `spec`, or read from the row's stored `rules` when no spec is given."
     hard = (opts or GradeOptions()).hard_rules
     if spec is not None:
-        ctx = RuleCtx(spec, opts or GradeOptions())
+        ctx = spec if isinstance(spec, RuleCtx) else RuleCtx(spec, opts or GradeOptions())
         return [[n for n in hard if not CONDUCT_RULES[n](r, ctx)[0]] for r in rows]
     return [[v["rule"] for v in r.get("rules") or [] if not v["passed"] and v["rule"] in hard] for r in rows]
 
@@ -334,6 +336,7 @@ def _markers(row, verdicts, hard) -> dict:
 
 def _graded(row, verdicts, floors, label, hard) -> dict:
     "`row` with its verdicts, markers and reward: 0 when floored, the label's when judged, None (and why) when neither is possible."
+    row = {k: v for k, v in row.items() if k != "ungraded"}        # graded again: an earlier reason no longer holds
     out = {**row, "rules": verdicts, "floored_by": floors, "markers": _markers(row, verdicts, hard), "judge": label and label.as_dict()}
     if row.get("error"): return {**out, "floored_by": [], "reward": None, "ungraded": f"rollout error: {row['error']}"}
     if floors: return {**out, "reward": 0.0}
@@ -362,7 +365,7 @@ def grade(rows,                               # rollouts to grade
     fam = fams[0] if len(fams) == 1 else "mixed"
     out = Graded((_graded(r, vs, f, dataclasses.replace(next(labels), agent_family=fam) if a else None, opts.hard_rules)
                   for r, vs, f, a in zip(rows, verdicts, floors, asked)), sum(asked), collections.Counter(r for f in floors for r in f))
-    out.ungraded = dict(collections.Counter(r["ungraded"].split(":")[0] for r in out if r.get("ungraded")))
+    out.ungraded = ungraded_counts(out)
     return out
 
 # %% ../nbs/06_grade.ipynb #35cee6f6

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
 import xarray as xr
-from .core import AgentSpec, stable_hash, canonical_json, shopfront
+from .core import AgentSpec, stable_hash, canonical_json, shopfront, ungraded_counts
 from .defaults import SimOptions
 from .axes import Axes, default_axes
 from .cover import covering_array, coverage, plot_coverage, plan_cells
@@ -86,8 +86,7 @@ def reward_tensor(rows, situations, options: SimOptions) -> xr.Dataset:
 def grade_summary(rows) -> dict:
     "How many rows are graded, errored or ungraded (by reason), and the pass rate over the graded ones only."
     graded = [r["reward"] for r in rows if r.get("reward") is not None]
-    left = collections.Counter(r["ungraded"].split(":")[0] for r in rows if r.get("ungraded"))
-    return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded), "ungraded": dict(sorted(left.items())),
+    return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded), "ungraded": ungraded_counts(rows),
             "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
 
 def usage_by_role(rows) -> dict:

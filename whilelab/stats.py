@@ -172,6 +172,12 @@ def _clean(values) -> np.ndarray:
     if not len(x): raise ValueError("no values for an interval. Fix: pass per-task values (NaN are dropped)")
     return x
 
+def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
+    "Wilson's score interval for a share `p` of `n` (n may be an effective, non-whole sample size)."
+    den = 1 + z * z / n
+    mid, half = (p + z * z / (2 * n)) / den, z / den * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, mid - half), min(1.0, mid + half)
+
 def score_interval(values,                    # per-task values in `bounds` (NaN dropped)
                    level: float = 0.95,       # interval level
                    bounds=(0.0, 1.0)          # the range values can take
@@ -182,9 +188,8 @@ def score_interval(values,                    # per-task values in `bounds` (NaN
     p, s2 = (x.mean() - lo) / (hi - lo), x.var(ddof=1) / (hi - lo) ** 2
     ne = n * p * (1 - p) / s2 if 0 < p < 1 and s2 > 0 else n     # binomial data: ne = n; less spread: more information
     z = sps.t.ppf(1 - (1 - level) / 2, n - 1) if n > 1 else sps.norm.ppf(1 - (1 - level) / 2)
-    den = 1 + z * z / ne
-    mid, half = (p + z * z / (2 * ne)) / den, z / den * math.sqrt(p * (1 - p) / ne + z * z / (4 * ne * ne))
-    return Interval(float(x.mean()), lo + (hi - lo) * max(0.0, mid - half), lo + (hi - lo) * min(1.0, mid + half), level, "score", n)
+    low, high = _wilson(p, ne, z)
+    return Interval(float(x.mean()), lo + (hi - lo) * low, lo + (hi - lo) * high, level, "score", n)
 
 # %% ../nbs/10_stats.ipynb #fda07edc
 def t_interval(values,                        # per-task values, e.g. differences after - before (NaN dropped)
@@ -261,8 +266,8 @@ def sign_flip_p(d, n_resamples: int = 10_000, seed: int = 0, exact_max_n: int = 
 def no_spread_p(d, bounds) -> float:
     "p for mean 0 when every task moved by the same c: the chance that no task from the far side, which could offset c, was drawn."
     d = _clean(d)
-    if bounds is None or not np.all(d == d[0]) or d[0] == 0: return 0.0 if np.any(d) else 1.0
-    c, far = float(d[0]), bounds[1] if d[0] < 0 else bounds[0]
+    if bounds is None or not _flat(d) or not np.any(d): return 0.0 if np.any(d) else 1.0
+    c = float(d.mean()); far = bounds[1] if c < 0 else bounds[0]
     q = abs(c) / (abs(c) + abs(far))                  # the least share of far-side tasks that would make the mean 0
     return min(1.0, 2 * (1 - q) ** len(d))
 
@@ -270,7 +275,7 @@ def bootstrap_t_p(d, n_resamples: int = 10_000, seed: int = 0) -> float:
     "Two-sided bootstrap-t p-value for mean(d) = 0: the studentized mean against resamples of d centred on zero (Hall 1992)."
     d = _clean(d); n = len(d)
     if not np.any(d) or n < 2: return 1.0
-    if not np.any(d - d[0]): return 1 / (1 + n_resamples)      # every task moved the same way: as extreme as a resample can be
+    if _flat(d): return 1 / (1 + n_resamples)                   # every task moved the same way: as extreme as a resample can be
     t0 = d.mean() / (d.std(ddof=1) / math.sqrt(n))
     x = d - d.mean()
     rng, hits, seen = np.random.default_rng(seed), 0, 0
@@ -343,11 +348,6 @@ def wilson(successes: int, n: int, level: float = 0.95) -> Interval:
     if n == 0: return Interval(np.nan, 0.0, 1.0, level, "wilson", 0)
     lo, hi = _wilson(successes / n, n, sps.norm.ppf(1 - (1 - level) / 2))
     return Interval(successes / n, lo, hi, level, "wilson", n)
-
-def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
-    den = 1 + z * z / n
-    mid, half = (p + z * z / (2 * n)) / den, z / den * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 # %% ../nbs/10_stats.ipynb #90daedd4
 def design_effect(hits, clusters) -> float:
