@@ -1,11 +1,9 @@
 """Helpers the tests share: a free port on 127.0.0.1 and Debian's chromium under Playwright; and no request cache unless
 a test asks for one (a reply cached by an earlier run would hide the calls a test counts)."""
-import contextlib, shutil, socket
+import contextlib, os, shutil, socket
 from pathlib import Path
-import pytest
 
-@pytest.fixture(autouse=True)
-def no_request_cache(monkeypatch): monkeypatch.setenv("WHILELAB_CACHE", "off")
+os.environ["WHILELAB_CACHE"] = "off"   # set on import, before any fixture of any scope plays a rollout
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 HAVE_CHROMIUM = Path(CHROMIUM).exists()
