@@ -301,3 +301,189 @@ def chat(content, tool_calls=None, logprobs=(-0.1, -0.2, -0.3), tokens=None, fin
         ],
         "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
     }
+
+
+CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # batch custom_id pattern both APIs accept
+
+
+class Batches:
+    """The batch endpoints of both providers, in memory, for an httpx MockTransport: Anthropic's Message Batches
+    (create, retrieve, results as JSONL) and OpenAI's Batch API (file upload, create, retrieve, file content).
+    Each request in a batch is checked as a direct call would be; `reply(body)` answers it (a body, or a
+    (status, body) pair for an errored request). A batch ends at its `polls`-th status check; ids in `expire`
+    are left unanswered (expired). `created` counts submitted batches, `checks` status checks."""
+
+    def __init__(self, reply, polls=2, expire=(), fail=None):
+        self.reply, self.polls, self.expire, self.fail = reply, polls, set(expire), fail
+        self.batches, self.files, self.created, self.checks, self.refused = {}, {}, 0, 0, []
+
+    def _one(self, body, check):
+        try:
+            check(body)
+        except Refused as e:
+            self.refused.append(str(e))
+            return 400, {"error": {"type": "invalid_request_error", "message": str(e)}}
+        out = self.reply(body)
+        return out if isinstance(out, tuple) else (200, out)
+
+    def _submit(self, items, check):
+        ids = [c for c, _ in items]
+        _need(
+            len(set(ids)) == len(ids) and all(CUSTOM_ID.match(c) for c in ids),
+            "custom_id: must be unique and match ^[a-zA-Z0-9_-]{1,64}$",
+        )
+        self.created += 1
+        bid = f"batch_{self.created}"
+        self.batches[bid] = {
+            "results": {c: self._one(b, check) for c, b in items if c not in self.expire},
+            "ids": ids,
+            "checks": 0,
+        }
+        return bid
+
+    def _ended(self, bid):
+        b = self.batches[bid]
+        b["checks"] += 1
+        self.checks += 1
+        return b["checks"] >= self.polls
+
+    def _anthropic(self, method, path, body):
+        if method == "POST" and path == "/v1/messages/batches":
+            return self._anthropic_batch(
+                self._submit([(r["custom_id"], r["params"]) for r in body["requests"]], check_messages)
+            )
+        bid = path.split("/")[4]
+        if path.endswith("/results"):
+            b, lines = self.batches[bid], []
+            for c in b["ids"]:
+                if c not in b["results"]:
+                    lines.append({"custom_id": c, "result": {"type": "expired"}})
+                    continue
+                status, out = b["results"][c]
+                res = (
+                    {"type": "succeeded", "message": out}
+                    if status == 200
+                    else {"type": "errored", "error": {"type": "error", "error": out["error"]}}
+                )
+                lines.append({"custom_id": c, "result": res})
+            return 200, "".join(json.dumps(x) + "\n" for x in lines).encode()
+        return self._anthropic_batch(bid, ended=self._ended(bid))
+
+    def _anthropic_batch(self, bid, ended=False):
+        return 200, {
+            "id": bid,
+            "type": "message_batch",
+            "processing_status": "ended" if ended else "in_progress",
+            "request_counts": {"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0},
+            "created_at": "2026-12-03T00:00:00Z",
+            "expires_at": "2026-12-04T00:00:00Z",
+            "ended_at": None,
+            "cancel_initiated_at": None,
+            "archived_at": None,
+            "results_url": f"https://api.anthropic.com/v1/messages/batches/{bid}/results" if ended else None,
+        }
+
+    def _openai(self, method, path, body, raw, headers):
+        if path == "/v1/files":
+            from email.parser import BytesParser
+
+            msg = BytesParser().parsebytes(b"Content-Type: " + headers["content-type"].encode() + b"\r\n\r\n" + raw)
+            parts = {
+                p.get_param("name", header="content-disposition"): p.get_payload(decode=True) for p in msg.get_payload()
+            }
+            _need(parts.get("purpose") == b"batch", "purpose: must be 'batch'")
+            fid = f"file-{len(self.files) + 1}"
+            self.files[fid] = parts["file"]
+            return 200, {
+                "id": fid,
+                "object": "file",
+                "bytes": len(parts["file"]),
+                "created_at": 0,
+                "filename": "requests.jsonl",
+                "purpose": "batch",
+                "status": "processed",
+            }
+        if path.endswith("/content"):
+            return 200, self.files[path.split("/")[3]]
+        if method == "POST":
+            _need(
+                body.get("endpoint") == "/v1/chat/completions" and body.get("completion_window") == "24h",
+                "endpoint or completion_window",
+            )
+            lines = [json.loads(x) for x in self.files[body["input_file_id"]].decode().splitlines() if x.strip()]
+            _need(
+                all(x["method"] == "POST" and x["url"] == body["endpoint"] for x in lines), "each line's method and url"
+            )
+            return 200, self._openai_batch(self._submit([(x["custom_id"], x["body"]) for x in lines], check_chat))
+        bid = path.split("/")[3]
+        return 200, self._openai_batch(bid, ended=self._ended(bid))
+
+    def _openai_batch(self, bid, ended=False):
+        out = {
+            "id": bid,
+            "object": "batch",
+            "endpoint": "/v1/chat/completions",
+            "input_file_id": "file-1",
+            "completion_window": "24h",
+            "status": "in_progress",
+            "created_at": 0,
+            "output_file_id": None,
+            "error_file_id": None,
+            "errors": None,
+        }
+        if self.fail and ended:
+            return {
+                **out,
+                "status": "failed",
+                "errors": {"object": "list", "data": [{"code": "invalid", "message": self.fail}]},
+            }
+        if not ended:
+            return out
+        b, ok, bad = self.batches[bid], [], []
+        for c in b["ids"]:
+            status, res = b["results"].get(c, (None, None))
+            if status is None:
+                bad.append(
+                    {
+                        "id": f"r-{c[:8]}",
+                        "custom_id": c,
+                        "response": None,
+                        "error": {
+                            "code": "batch_expired",
+                            "message": "This request could not be executed before the completion window expired.",
+                        },
+                    }
+                )
+            else:
+                (ok if status == 200 else bad).append(
+                    {
+                        "id": f"r-{c[:8]}",
+                        "custom_id": c,
+                        "response": {"status_code": status, "request_id": "q", "body": res},
+                        "error": None,
+                    }
+                )
+        for name, lines in (("output_file_id", ok), ("error_file_id", bad)):
+            if lines:
+                fid = f"file-{bid}-{name[:3]}"
+                self.files[fid] = "".join(json.dumps(x) + "\n" for x in lines).encode()
+                out[name] = fid
+        return {**out, "status": "completed"}
+
+    def __call__(self, request):
+        path, method, raw = request.url.path, request.method, request.content
+        body = json.loads(raw) if raw and request.headers.get("content-type", "").startswith("application/json") else {}
+        try:
+            if path.startswith("/v1/messages/batches"):
+                status, out = self._anthropic(method, path, body)
+            else:
+                status, out = self._openai(method, path, body, raw, request.headers)
+        except Refused as e:
+            self.refused.append(str(e))
+            status, out = _refusal(path, str(e))
+        if isinstance(out, bytes):
+            return httpx.Response(status, content=out, headers={"content-type": "application/binary"})
+        return httpx.Response(status, json=out)
+
+    def transport(self):
+        return httpx.MockTransport(self)

@@ -14,7 +14,7 @@ def _d(value, why: str, lo=None, hi=None):
 
 # %% auto #0
 __all__ = ['ARMS', 'named', 'WorldOptions', 'AxesOptions', 'RolloutOptions', 'SearchOptions', 'unfit_arms', 'GradeOptions',
-           'TrustOptions', 'SimOptions', 'CutOptions', 'RayOptions']
+           'TrustOptions', 'SimOptions', 'CutOptions', 'RayOptions', 'BatchOptions']
 
 # %% ../nbs/04_defaults.ipynb #257020ef
 def named(cls):
@@ -214,3 +214,16 @@ class RayOptions:
     cpus_per_shard: float = _d(1.0, "CPU a shard task reserves: an offline stand-in keeps a core busy; for a hosted backend that mostly waits, 0.25 packs four shards per core", lo=0.0)
     task_retries: int = _d(3, "times Ray re-runs a shard whose worker died (Ray's own default); the store drops the rows it sends twice", lo=0)
     object_store_mb: int = _d(256, "object store of a local instance whilelab starts itself: rows are small and read at once (Ray's default takes 30% of RAM)", lo=64)
+
+# %% ../nbs/04_defaults.ipynb #0de23b5c
+@named
+@dataclass(frozen=True)
+class BatchOptions:
+    "How judge and writer calls go through a provider's batch endpoint (Anthropic Message Batches, OpenAI Batch API)."
+    poll_seconds: float = _d(30.0, "wait between status checks: a batch takes minutes to hours, polling faster only spends rate limit",
+                             lo=0.0)
+    max_wait_seconds: float = _d(90000.0, "stop waiting after 25 h: both providers end a batch within 24 h, expiring what is left",
+                                 lo=0.0)
+    price: float = _d(0.5, "share of the standard price a batched call costs: both providers bill batches at half (pricing pages, "
+                           "as of 2026-11)", lo=0.0, hi=1.0)
+    max_requests: int = _d(50000, "requests per submitted batch: OpenAI's limit (Anthropic's is 100,000); more are split", lo=1)

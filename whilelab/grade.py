@@ -220,15 +220,24 @@ def parse_label(text) -> tuple[str, str] | None:
 # %% ../nbs/06_grade.ipynb #0dd4f81b
 class LLMJudge:
     "A judge that asks a model, through `backend(system, prompt)` (text, or a dict with `text` and `usage`), to grade against `rubric`."
-    def __init__(self, backend, policy: str, rubric: str = DEFAULT_RUBRIC, name: str = "llm", family: str = "unknown"):
-        self.backend, self.policy, self.rubric, self.name, self.family = backend, policy, rubric, name, family
+    def __init__(self, backend, policy: str, rubric: str = DEFAULT_RUBRIC, name: str = "llm", family: str = "unknown",
+                 batch=None):   # `batch(system, prompts)`: every row's answer in one provider batch, or an exception per row
+        self.backend, self.policy, self.rubric, self.name, self.family, self.batch = backend, policy, rubric, name, family, batch
         self.rubric_hash = stable_hash(rubric, policy, n=12)
-    async def judge(self, row) -> Label:
-        out = await self.backend(self.rubric, f"POLICY:\n{self.policy}\n\nCONVERSATION:\n{transcript(row)}")
+    def prompt(self, row) -> str: return f"POLICY:\n{self.policy}\n\nCONVERSATION:\n{transcript(row)}"
+    def read(self, out) -> Label:
+        "The label in a model's answer (text, a dict with `text` and `usage`, or the exception its call raised)."
+        who = (self.name, self.family, self.rubric_hash)
+        if isinstance(out, BaseException): return Label(None, "", *who, error=redact(f"{type(out).__name__}: {out}"))
         text, usage = (out.get("text"), out.get("usage")) if isinstance(out, dict) else (out, None)
-        got, who = parse_label(text), (self.name, self.family, self.rubric_hash)
+        got = parse_label(text)
         if got is None: return Label(None, "", *who, error=f"the answer holds no pass/fail label: {str(text)[:120]!r}", usage=usage)
         return Label(*got, *who, usage=usage)
+    async def judge(self, row) -> Label: return self.read(await self.backend(self.rubric, self.prompt(row)))
+    async def judge_many(self, rows) -> list[Label]:
+        "Every row's label from one batch (through `batch` when given, else row by row)."
+        if self.batch is None: return [await self.judge(r) for r in rows]
+        return [self.read(o) for o in await self.batch(self.rubric, [self.prompt(r) for r in rows])]
 
 def code_hash(f) -> str:
     "A hash of what `f` does: its source where it can be read, else its compiled code (a function typed into `python -`)."
@@ -255,6 +264,10 @@ def as_judge(x, name: str | None = None, family: str = "custom"):
 
 # %% ../nbs/06_grade.ipynb #fa56d06f
 async def _judge_all(judge, rows, concurrency):
+    if getattr(judge, "batch", None) is not None:
+        try: return await judge.judge_many(rows)
+        except BadLabel: raise
+        except Exception as e: return [Label(None, error=redact(f"{type(e).__name__}: {e}"))] * len(rows)   # the batch failed as a whole
     sem = asyncio.Semaphore(concurrency)
     async def one(r):
         async with sem:

@@ -14,9 +14,10 @@ from .rollout import assistant_msg, user_msg, person_leaves, Ctx
 # %% auto #0
 __all__ = ['FLAWS', 'BOILERPLATE', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'DEFAULT_CLAUDE',
            'PRICES', 'CACHE_PRICE', 'STOP', 'OPENS', 'FINISH_REASONS', 'ScriptedAgent', 'ids_in', 'said_value',
-           'TemplateUser', 'BackendError', 'price_of', 'cost_usd', 'RequestCache', 'request_cache', 'ClaudeBackend',
-           'ClaudeAgent', 'person_brief', 'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter', 'to_openai',
-           'OpenAIBackend', 'OpenAIAgent', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
+           'TemplateUser', 'BackendError', 'price_of', 'cost_usd', 'request_key', 'RequestCache', 'request_cache',
+           'ClaudeBackend', 'ClaudeAgent', 'person_brief', 'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter',
+           'to_openai', 'OpenAIBackend', 'OpenAIAgent', 'run_batch', 'AnthropicBatches', 'OpenAIBatches',
+           'openai_judge', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
 
 # %% ../nbs/12_models.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool", "pads_boilerplate")
@@ -314,7 +315,9 @@ class TemplateUser:
 # %% ../nbs/12_models.ipynb #1833b000
 import asyncio, hashlib, importlib, os, sqlite3
 from pathlib import Path
+from fastcore.basics import patch
 from .core import redact, close_with_loop, canonical_json
+from .defaults import BatchOptions
 from .rollout import with_retries, is_transient, to_anthropic
 
 DEFAULT_CLAUDE = "claude-sonnet-4-5"  # a current general-purpose Claude model; pass model= for another
@@ -346,14 +349,16 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: dict = P
 
 CACHE_PRICE = {"read": 0.1, "write": 1.25}   # x the input price: Anthropic's cache hits and 5-minute cache writes (same source)
 
-def _usage(model: str, input_tokens, output_tokens, prices: dict, cache_read=0, cache_write=0) -> dict:
-    "A row's usage entry for one call: tokens in, out and from the prompt cache, and their cost (None: no known price)."
+def _usage(model: str, input_tokens, output_tokens, prices: dict, cache_read=0, cache_write=0, share: float = 1.0) -> dict:
+    "A call's usage: tokens in, out and from the prompt cache, and their cost at `share` of the price (None: no known price)."
     i, o, r, w = input_tokens or 0, output_tokens or 0, cache_read or 0, cache_write or 0
     out = {"calls": 1, "input_tokens": i, "output_tokens": o, "cost_usd": cost_usd(model, i, o, prices)}
     if r or w:
         p = price_of(model, prices)
         out.update(cache_read_tokens=r, cache_write_tokens=w)
-        if p is not None: out["cost_usd"] = round(out["cost_usd"] + (r * CACHE_PRICE["read"] + w * CACHE_PRICE["write"]) * p[0] / 1e6, 8)
+        if p is not None: out["cost_usd"] += (r * CACHE_PRICE["read"] + w * CACHE_PRICE["write"]) * p[0] / 1e6
+    if out["cost_usd"] is not None: out["cost_usd"] = round(out["cost_usd"] * share, 8)
+    if share != 1.0: out["batched"] = True
     return out
 
 def _text(resp) -> str:
@@ -383,6 +388,10 @@ def _key(api_key, var: str, required: bool = True):
     return k
 
 # %% ../nbs/12_models.ipynb #cfacd4f8
+def request_key(*parts) -> str:
+    "A request's key: the SHA-256 of its canonical JSON (64 hex characters, also a valid batch `custom_id`)."
+    return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()
+
 class RequestCache:
     "Model replies on disk by a hash of the full request and of which call of which rollout it is."
     def __init__(self, path): self.path, self._db, self.hits, self.misses = Path(path), None, 0, 0
@@ -394,13 +403,18 @@ class RequestCache:
             db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
             self._db = db
         return self._db
-    def key(self, *parts) -> str: return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()
+    def key(self, *parts) -> str: return request_key(*parts)
     def get(self, key: str) -> str | None:
         row = self._conn().execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
         if row: self.hits += 1
         else: self.misses += 1
         return row[0] if row else None
     def put(self, key: str, reply: str): self._conn().execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (key, reply))
+    def note(self, key: str, value: str | None = None) -> str | None:
+        "Run state under `key` (a submitted batch's id): stored when `value` is given, else read; never a hit or miss."
+        if value is not None: self.put("state:" + key, value); return value
+        row = self._conn().execute("SELECT reply FROM replies WHERE key = ?", ("state:" + key,)).fetchone()
+        return row and row[0]
     def __getstate__(self): return {**self.__dict__, "_db": None}     # a connection stays in the process that opened it
     def __repr__(self): return f"RequestCache({self.path}, {self.hits} hits, {self.misses} misses)"
 
@@ -472,9 +486,7 @@ class ClaudeBackend:
         "One Messages API call, retried on passing failures as this backend's `opts`, else the run's `opts`, say."
         import anthropic
         client, sem = self._clients.get()
-        kw = dict(model=self.model, max_tokens=self.max_tokens, system=system, messages=messages)
-        if tools: kw["tools"] = tools
-        if self.prompt_cache: kw = _cached_prefix(kw)
+        kw = self.request(system, messages, tools)
         if self.extra_body: kw["extra_body"] = self.extra_body   # sampling fields the model accepts (the SDK passes them through)
         retry = self.opts or opts or RolloutOptions()
         ck = self.cache and self.cache.key("anthropic.messages", self.base_url, kw, list(key))
@@ -485,15 +497,25 @@ class ClaudeBackend:
         if ck: self.cache.put(ck, resp.model_dump_json())
         return resp
 
-    def usage(self, resp) -> dict:
+    def request(self, system: str, messages: list, tools=None) -> dict:
+        "The Messages API request body (without `extra_body`), its stable prefix marked for caching when `prompt_cache`."
+        kw = dict(model=self.model, max_tokens=self.max_tokens, system=system, messages=messages)
+        if tools: kw["tools"] = tools
+        return _cached_prefix(kw) if self.prompt_cache else kw
+
+    def usage(self, resp, share: float = 1.0) -> dict:
+        "The call's tokens and cost (at `share` of the price: a batched call's)."
         u = getattr(resp, "usage", None)
         return _usage(self.model, getattr(u, "input_tokens", 0), getattr(u, "output_tokens", 0), self.prices,
-                      getattr(u, "cache_read_input_tokens", 0), getattr(u, "cache_creation_input_tokens", 0))
+                      getattr(u, "cache_read_input_tokens", 0), getattr(u, "cache_creation_input_tokens", 0), share)
 
     async def answer(self, system: str, prompt: str, key=(), opts=None) -> dict:
         "A single-turn reply (for judges and writers): its `text`, `usage` and `stop_reason`."
-        resp = await self.create(system, [{"role": "user", "content": prompt}], key=key, opts=opts)
-        return {"text": _text(resp), "usage": self.usage(resp), "stop_reason": getattr(resp, "stop_reason", None)}
+        return self.reply(await self.create(system, [{"role": "user", "content": prompt}], key=key, opts=opts))
+
+    def reply(self, resp, share: float = 1.0) -> dict:
+        "A reply's `text`, `usage` (cost at `share` of the price) and `stop_reason`."
+        return {"text": _text(resp), "usage": self.usage(resp, share), "stop_reason": getattr(resp, "stop_reason", None)}
 
     async def text(self, system: str, prompt: str, key=()) -> str:
         "The text of a single-turn reply."
@@ -563,11 +585,22 @@ class ClaudeUser:
         return person_leaves(meta) if not text or STOP in text else {**user_msg(text), "_meta": meta}
 
 # %% ../nbs/12_models.ipynb #bf300383
-def claude_judge(policy: str, model: str = DEFAULT_CLAUDE, backend: ClaudeBackend | None = None, rubric: str | None = None, **kw):
+def _batched(b, batch):
+    "`b.answer_batch` with its options, when `batch` is True or a `BatchOptions`; else None (a call per row)."
+    if not batch: return None
+    opts = batch if isinstance(batch, BatchOptions) else BatchOptions()
+    return lambda system, prompts: b.answer_batch(system, prompts, opts)
+
+def claude_judge(policy: str,
+                 model: str = DEFAULT_CLAUDE,
+                 backend: ClaudeBackend | None = None,
+                 rubric: str | None = None,      # default: `grade.DEFAULT_RUBRIC`
+                 batch=False,                     # True or a `BatchOptions`: every label from one Message Batch, at half the price
+                 **kw):
     "An `LLMJudge` backed by Claude (family 'anthropic'); each label carries the call's usage and cost."
     from whilelab.grade import LLMJudge, DEFAULT_RUBRIC
     b = backend or ClaudeBackend(model, **kw)
-    return LLMJudge(b.answer, policy, rubric or DEFAULT_RUBRIC, name=f"claude:{b.model}", family="anthropic")
+    return LLMJudge(b.answer, policy, rubric or DEFAULT_RUBRIC, name=f"claude:{b.model}", family="anthropic", batch=_batched(b, batch))
 
 class ClaudeWriter:
     "A situation writer backed by Claude: for a cell, the person's opening message in its own words."
@@ -656,6 +689,166 @@ class OpenAIAgent:
                         "usage": _usage(b.model, getattr(u, "prompt_tokens", 0), getattr(u, "completion_tokens", 0), b.prices),
                         "stop_reason": FINISH_REASONS.get(ch.finish_reason, ch.finish_reason)}
         return msg
+
+# %% ../nbs/12_models.ipynb #6f04607b
+async def _one_batch(api, chunk: dict, cache, opts, kind: str) -> dict:
+    "custom_id -> reply JSON or `BackendError` for one submitted batch, resumed from the id the cache holds for it."
+    state, bid = request_key(kind, sorted(chunk)), None
+    try:
+        bid = cache and cache.note(state)
+        if not bid: bid = await api.submit(chunk); cache and cache.note(state, bid)
+        waited = 0.0
+        while not await api.ended(bid):
+            if waited >= opts.max_wait_seconds:
+                err = BackendError(f"batch {bid} still processing after {waited:.0f} s. Fix: run again to collect it (the request cache "
+                                   "keeps its id), or raise BatchOptions.max_wait_seconds")
+                return dict.fromkeys(chunk, err)
+            await asyncio.sleep(opts.poll_seconds); waited += opts.poll_seconds
+        got = await api.results(bid)
+    except BackendError as e:
+        if cache and bid: cache.note(state, "")      # a failed batch is forgotten: the next run submits afresh
+        return dict.fromkeys(chunk, e)
+    out = {}
+    for c in chunk:
+        r = got.get(c, "no result for this request")
+        out[c] = BackendError(f"batch {bid}: {r}") if isinstance(r, str) else r.model_dump_json()
+        if cache and not isinstance(out[c], BackendError): cache.put(c, out[c])
+    return out
+
+# %% ../nbs/12_models.ipynb #f1325cdc
+async def run_batch(api,                      # a provider's batch calls: `submit(requests)`, `ended(id)`, `results(id)`
+                    requests: dict,           # custom_id (the request's `request_key`) -> request body
+                    cache=None,               # a `RequestCache`: answers it holds are not sent, new ones are stored
+                    opts: BatchOptions | None = None,
+                    kind: str = "batch"       # names the provider's batches in the cache
+                   ) -> dict:
+    "custom_id -> the reply as JSON, or a `BackendError` for a request the batch did not answer."
+    opts, out = opts or BatchOptions(), {}
+    for c in requests:
+        hit = cache and cache.get(c)
+        if hit is not None: out[c] = hit
+    todo = [c for c in requests if c not in out]
+    for i in range(0, len(todo), opts.max_requests):
+        out |= await _one_batch(api, {c: requests[c] for c in todo[i: i + opts.max_requests]}, cache, opts, kind)
+    return out
+
+# %% ../nbs/12_models.ipynb #e29469a1
+class AnthropicBatches:
+    "The Message Batches API: submit requests, check whether the batch has ended, read its results."
+    def __init__(self, client, opts=None): self.client, self.opts = client, opts or RolloutOptions()
+    async def _do(self, call):
+        import anthropic
+        return await _guarded(call, ("batch",), self.opts, anthropic, "the Message Batches API", "ANTHROPIC_API_KEY")
+    async def submit(self, requests: dict) -> str:
+        rs = [{"custom_id": c, "params": r} for c, r in requests.items()]
+        return (await self._do(lambda: self.client.messages.batches.create(requests=rs))).id
+    async def ended(self, batch_id: str) -> bool:
+        return (await self._do(lambda: self.client.messages.batches.retrieve(batch_id))).processing_status == "ended"
+    async def results(self, batch_id: str) -> dict:
+        "custom_id -> the Message, or why there is none (errored, canceled, expired)."
+        async def read(): return [r async for r in await self.client.messages.batches.results(batch_id)]
+        def why(res): return redact(str(getattr(getattr(getattr(res, "error", None), "error", None), "message", None) or res.type))
+        return {r.custom_id: r.result.message if r.result.type == "succeeded" else why(r.result) for r in await self._do(read)}
+
+# %% ../nbs/12_models.ipynb #cc805661
+class OpenAIBatches:
+    "The OpenAI Batch API on chat completions: a JSONL file of requests, a batch over it, then its output and error files."
+    DONE = ("completed", "failed", "expired", "cancelled")
+    def __init__(self, client, opts=None): self.client, self.opts = client, opts or RolloutOptions()
+    async def _do(self, call):
+        import openai
+        return await _guarded(call, ("batch",), self.opts, openai, "the Batch API", "OPENAI_API_KEY")
+    async def submit(self, requests: dict) -> str:
+        lines = "".join(json.dumps({"custom_id": c, "method": "POST", "url": "/v1/chat/completions", "body": r}) + "\n"
+                        for c, r in requests.items())
+        f = await self._do(lambda: self.client.files.create(file=("requests.jsonl", lines.encode()), purpose="batch"))
+        b = await self._do(lambda: self.client.batches.create(input_file_id=f.id, endpoint="/v1/chat/completions",
+                                                              completion_window="24h"))
+        return b.id
+    async def ended(self, batch_id: str) -> bool:
+        b = await self._do(lambda: self.client.batches.retrieve(batch_id))
+        if b.status == "failed":
+            raise BackendError(redact(f"batch {batch_id} failed: {[e.message for e in (b.errors and b.errors.data) or []]}"))
+        return b.status in self.DONE
+
+# %% ../nbs/12_models.ipynb #de9943eb
+def _batch_line(line: dict):
+    "A ChatCompletion from one line of a batch's output or error file, or why there is none."
+    import openai
+    resp = line.get("response") or {}
+    if resp.get("status_code") == 200: return openai.types.chat.ChatCompletion.model_validate(resp["body"])
+    err = line.get("error") or (resp.get("body") or {}).get("error") or {}
+    return redact(str(err.get("message") or f"status {resp.get('status_code')}"))
+
+@patch
+async def results(self: OpenAIBatches, batch_id: str) -> dict:
+    "custom_id -> the ChatCompletion, or why there is none (an error, or expired before it ran)."
+    b, out = await self._do(lambda: self.client.batches.retrieve(batch_id)), {}
+    for fid in (b.output_file_id, b.error_file_id):
+        if not fid: continue
+        text = (await self._do(lambda: self.client.files.content(fid))).text
+        out |= {d["custom_id"]: _batch_line(d) for d in map(json.loads, filter(str.strip, text.splitlines()))}
+    return out
+
+# %% ../nbs/12_models.ipynb #4a958726
+@patch
+async def answer_batch(self: ClaudeBackend,
+                       system: str,
+                       prompts: list,                    # one single-turn request each
+                       opts: BatchOptions | None = None
+                      ) -> list:
+    "What `answer` gives for each prompt, or a `BackendError`; through the Message Batches API, at the batch price."
+    import anthropic
+    opts = opts or BatchOptions()
+    reqs = [{**self.request(system, [{"role": "user", "content": p}]), **self.extra_body} for p in prompts]
+    keys = [request_key("anthropic.batch", self.base_url, r) for r in reqs]
+    got = await run_batch(AnthropicBatches(self._clients.get()[0], self.opts), dict(zip(keys, reqs)), self.cache, opts,
+                          "anthropic.batch")
+    return [g if isinstance(g, BackendError) else self.reply(anthropic.types.Message.model_validate_json(g), opts.price)
+            for g in map(got.get, keys)]
+
+# %% ../nbs/12_models.ipynb #794fdea2
+@patch
+def single(self: OpenAIBackend, system: str, prompt: str) -> dict:
+    "A single-turn chat request (for judges and writers)."
+    msgs = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+    return dict(model=self.model, messages=msgs, temperature=self.temperature, max_tokens=self.max_tokens)
+
+@patch
+def reply(self: OpenAIBackend, resp, share: float = 1.0) -> dict:
+    "A chat completion's `text`, `usage` (cost at `share` of the price) and `stop_reason`, as `ClaudeBackend.reply` gives them."
+    if not getattr(resp, "choices", None): raise BackendError("the endpoint answered with no choices")
+    ch, u = resp.choices[0], getattr(resp, "usage", None)
+    return {"text": ch.message.content or "", "stop_reason": FINISH_REASONS.get(ch.finish_reason, ch.finish_reason),
+            "usage": _usage(self.model, getattr(u, "prompt_tokens", 0), getattr(u, "completion_tokens", 0), self.prices, share=share)}
+
+@patch
+async def answer(self: OpenAIBackend, system: str, prompt: str, key=(), opts=None) -> dict:
+    "A single-turn reply: its `text`, `usage` and `stop_reason`."
+    return self.reply(await self.call("chat", self.single(system, prompt), key, opts))
+
+# %% ../nbs/12_models.ipynb #1893b84c
+@patch
+async def answer_batch(self: OpenAIBackend, system: str, prompts: list, opts: BatchOptions | None = None) -> list:
+    "What `answer` gives for each prompt, or a `BackendError`; through the Batch API, at the batch price."
+    import openai
+    opts, reqs = opts or BatchOptions(), [self.single(system, p) for p in prompts]
+    keys = [request_key("openai.batch", self.sampling["base_url"], r) for r in reqs]
+    got = await run_batch(OpenAIBatches(self._clients.get()[0], self.opts), dict(zip(keys, reqs)), self.cache, opts, "openai.batch")
+    return [g if isinstance(g, BackendError) else self.reply(openai.types.chat.ChatCompletion.model_validate_json(g), opts.price)
+            for g in map(got.get, keys)]
+
+# %% ../nbs/12_models.ipynb #3c5f1eae
+def openai_judge(policy: str,
+                 model: str,
+                 backend: OpenAIBackend | None = None,
+                 rubric: str | None = None,      # default: `grade.DEFAULT_RUBRIC`
+                 batch=False,                     # True or a `BatchOptions`: every label from one batch, at half the price
+                 **kw):                           # for `OpenAIBackend`: base_url, family, ...
+    "An `LLMJudge` on an OpenAI-compatible endpoint (family: the backend's); each label carries the call's usage and cost."
+    from whilelab.grade import LLMJudge, DEFAULT_RUBRIC
+    b = backend or OpenAIBackend(model, **kw)
+    return LLMJudge(b.answer, policy, rubric or DEFAULT_RUBRIC, name=f"openai:{b.model}", family=b.family, batch=_batched(b, batch))
 
 # %% ../nbs/12_models.ipynb #8fbb4907
 def _render(messages) -> str:

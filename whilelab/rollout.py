@@ -394,9 +394,11 @@ def _stopped(rows, spend):
 
 class Spend:
     "What a run has spent (USD and tokens, every role) against `RolloutOptions`' limits; `why` says which limit stopped it."
-    def __init__(self, opts: RolloutOptions): self.opts, self.usd, self.tokens, self.unpriced, self.why = opts, 0.0, 0, 0, None
+    def __init__(self, opts: RolloutOptions):
+        self.opts, self.usd, self.tokens, self.unpriced, self.rows, self.why = opts, 0.0, 0, 0, 0, None
     def add(self, row) -> bool:
         "Count `row`; True once a limit is reached (no new rollout should start)."
+        self.rows += 1
         for u in (row.get("usage") or {}).values():
             self.tokens += u.get("input_tokens", 0) + u.get("output_tokens", 0)
             if u.get("cost_usd") is None: self.unpriced += 1
@@ -410,6 +412,10 @@ class Spend:
             self.why = f"token limit: {self.tokens} of {o.max_tokens_total} tokens"
         return self.why is not None
     def __str__(self): return f"${self.usd:.4f}, {self.tokens} tokens" + (f" ({self.unpriced} calls unpriced)" if self.unpriced else "")
+    def to_finish(self, left: int) -> str:
+        "What has been spent, and what `left` more rollouts will cost at the mean so far (once a row has a price)."
+        guess = f", ~${self.usd / self.rows * left:.4f} to finish" if self.rows and self.usd and not self.unpriced else ""
+        return f"{self} spent{guess}"
 
 # %% ../nbs/05_rollout.ipynb #7f2fc6c5
 async def arun(situations, spec: AgentSpec, agent, user, n_phrasings: int = 1, k_samples: int = 1, seed: int = 0,
@@ -442,7 +448,7 @@ async def arun(situations, spec: AgentSpec, agent, user, n_phrasings: int = 1, k
                 plain = row.row() if isinstance(row, Encoded) else row
                 if keep: rows.append(plain)
                 stop = spend.add(plain)
-                if bar is not None: bar.update(1); bar.set_postfix_str(str(spend), refresh=False)
+                if bar is not None: bar.update(1); bar.set_postfix_str(spend.to_finish(bar.total - bar.n), refresh=False)
                 if stop: break             # leaving the stream cancels the rollouts in flight; every finished row is kept
     finally:
         if bar is not None: bar.close()
