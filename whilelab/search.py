@@ -4,18 +4,19 @@
 
 # %% ../nbs/03_search.ipynb #c1f88adc
 from __future__ import annotations
-import collections, dataclasses, json, math
+import collections, dataclasses, heapq, itertools, json, math
 import numpy as np
 import xarray as xr
-from .core import AgentSpec, canonical_json, rng_for, run_sync
+from fastcore.basics import patch
+from .core import AgentSpec, canonical_json, rng_for, run_sync, derive_seed
 from .defaults import SearchOptions, SimOptions, RolloutOptions, ARMS
 from .axes import Axes
-from .cover import coverage, plan_cells
+from .cover import coverage, plan_cells, covering_array
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
 
 # %% auto #0
-__all__ = ['clamp_weights', 'update_weights', 'allocate', 'batch_counts', 'TemplateWriter', 'Search', 'failed', 'step', 'run',
-           'history_dataset', 'plot_history']
+__all__ = ['GRID_ARMS', 'MUTABLE', 'clamp_weights', 'update_weights', 'allocate', 'batch_counts', 'TemplateWriter', 'Search',
+           'failed', 'pairs_owed', 'step', 'run', 'pairs_of', 'missing_pairs', 'history_dataset', 'plot_history']
 
 # %% ../nbs/03_search.ipynb #39249040
 def _clip_scaled(w: dict, lo: dict, hi: dict) -> dict:
@@ -107,38 +108,48 @@ class Search:
         from whilelab.grade import RuleJudge, check_judge_family
         self.spec, self.agent, self.user, self.axes, self.options = spec, agent, user, axes, options
         so = options.search or SearchOptions()
-        self.weights, self.floors, self.caps = clamp_weights(dict(so.weights), dict(so.floors), dict(so.caps)), dict(so.floors), dict(so.caps)
-        self.growth, self.batch_situations, self.patience, self.budget = so.growth, so.batch_situations, so.patience, so.budget
+        self.weights = clamp_weights(dict(so.weights), dict(so.floors), dict(so.caps))
+        self.floors, self.caps, self.growth = dict(so.floors), dict(so.caps), so.growth
+        self.batch_situations, self.patience, self.budget = so.batch_situations, so.patience, so.budget
         self.max_attempts, self.attempts = so.max_attempts, collections.Counter()
         self.judge = judge or RuleJudge(spec, opts=options.grade)
         check_judge_family(self.judge, [getattr(agent, "family", "") or ""], options.grade)   # refused before anything is played
         self.writer = writer if writer is not None else TemplateWriter(axes, options.seed)
         self.store, self.run_id, self.progress, self.executor = store, run_id, progress, executor
-        self.plan, self.cells = plan, plan_cells(plan)
+        self.plan, self.plan_cells = plan, plan_cells(plan)
+        self.cells = self.plan_cells            # the cells owed: the plan, then a covering array over what is still missing
         self.per_situation = options.n_phrasings * options.k_samples
-        self.rows, self.situations, self.history = [], [], []
+        self.rows, self.situations, self.history, self.failures = [], [], [], []
         self.sigs, self.seen_cells, self.deliveries = collections.Counter(), set(), collections.Counter()
-        self.misses = {}                                   # plan cell -> why its last rollout did not deliver it
+        self.by_signature = collections.defaultdict(list)   # signature -> its rows, for the behaviour-targeted arm
+        self.misses = {}                        # cell -> why its last rollout did not deliver it
+        self.pair_tries, self.given_up = collections.Counter(), {}   # pair -> situations that owed it; pair -> (cell, reason)
+        self.cov, self.todo = None, None        # delivered coverage after the last batch, and the pairs still owed
         self.batch, self.quiet, self.stopped = 0, 0, None
         self.spend = Spend(options.rollout)     # a spend limit holds for the whole search, not per batch
 
     @property
     def total(self) -> int: return len(self.rows)
-    def undelivered(self) -> list[int]:
-        "Plan cells delivered fewer than k times and not given up, least delivered first."
-        need = self.options.k_samples
-        return sorted((i for i, c in enumerate(self.cells) if self.deliveries[canonical_json(c)] < need
-                       and self.attempts[canonical_json(c)] < self.max_attempts),
-                      key=lambda i: (self.deliveries[canonical_json(self.cells[i])], i))
 
-    def undeliverable(self) -> list[dict]:
-        "Plan cells tried `max_attempts` times without being delivered k times: the agent never reaches them."
-        need = self.options.k_samples
-        return [c for c in self.cells if self.deliveries[canonical_json(c)] < need and self.attempts[canonical_json(c)] >= self.max_attempts]
+# %% ../nbs/03_search.ipynb #27855f39
+@patch
+def undelivered(self: Search) -> list[dict]:
+    "Owed cells delivered fewer than k times and tried fewer than `max_attempts` times, least delivered first."
+    need, keys = self.options.k_samples, [canonical_json(c) for c in self.cells]
+    owed = [i for i, k in enumerate(keys) if self.deliveries[k] < need and self.attempts[k] < self.max_attempts]
+    return [self.cells[i] for i in sorted(owed, key=lambda i: (self.deliveries[keys[i]], i))]
 
-    def why_undeliverable(self) -> list[dict]:
-        "Each undeliverable cell with the reason its last rollout gave (the tool never called, the fault never fired, ...)."
-        return [{"cell": c, "reason": self.misses.get(canonical_json(c), "never played")} for c in self.undeliverable()]
+@patch
+def undeliverable(self: Search) -> list[dict]:
+    "Owed cells tried `max_attempts` times without being delivered k times, and the last cell tried for each pair given up."
+    need = self.options.k_samples
+    cells = [c for c in self.cells if self.deliveries[canonical_json(c)] < need and self.attempts[canonical_json(c)] >= self.max_attempts]
+    return list({canonical_json(c): c for c in cells + [g["cell"] for g in self.given_up.values()]}.values())
+
+@patch
+def why_undeliverable(self: Search) -> list[dict]:
+    "Each undeliverable cell with the reason its last rollout gave (the tool never called, the fault never fired, ...)."
+    return [{"cell": c, "reason": self.misses.get(canonical_json(c), "never played")} for c in self.undeliverable()]
 
 # %% ../nbs/03_search.ipynb #b4e0524d
 def failed(row) -> bool:
@@ -146,51 +157,84 @@ def failed(row) -> bool:
     from whilelab.stats import PASS_THRESHOLD
     return row.get("reward") is not None and row["reward"] < PASS_THRESHOLD
 
+GRID_ARMS = ("structured", "llm_guided")   # the arms that play owed cells; the others explore around them
+
+def pairs_owed(self, cell: dict) -> set:
+    "The pairs of `cell` no row has delivered yet (none before the first batch is graded)."
+    return pairs_of(self.cov, cell) & self.todo if self.todo else set()
+
 def _available(self) -> dict:
     "arm -> None if it can run this batch, else the reason it cannot."
     why = {a: None for a in ARMS}
-    if not self.undelivered(): why["structured"] = "every planned cell is delivered k times"
+    if not self.undelivered(): why["structured"] = "every planned pair is delivered"
     if self.writer is None:
         for a in ("llm_guided", "open_ended"): why[a] = "no writer"
     if not self.rows: why["behavior_targeted"] = "no behaviour seen yet"
-    if not [r for r in self.rows if failed(r)]: why["failure_mutation"] = "no failing rollout yet"
+    if not self.failures: why["failure_mutation"] = "no failing rollout yet"
     return why
+
+def _rarest_cells(self, n: int) -> list[dict]:
+    "Up to `n` distinct cells of the rows with the rarest signatures (ties by row key), without sorting every row."
+    out = {}
+    for _, group in itertools.groupby(sorted(self.by_signature, key=self.sigs.__getitem__), key=self.sigs.__getitem__):
+        group = [self.by_signature[s] for s in group]
+        for rows in group: rows.sort(key=row_key)          # nearly sorted already: each batch appends its own, in key order
+        for r in heapq.merge(*group, key=row_key):
+            out.setdefault(canonical_json(r["cell"]), r["cell"])
+            if len(out) == n: return list(out.values())
+    return list(out.values())
 
 def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
     "(cell, variant, opening) for `n` situations of `arm` this batch; `opening` is a writer's drafted first message, if any."
     b, rng = self.batch, rng_for(self.options.seed, "arm", arm, self.batch)
-    if arm in ("structured", "llm_guided"):
-        pool = [i for i in self.undelivered() if i not in taken] or sorted(range(len(self.cells)), key=lambda i: (self.deliveries[canonical_json(self.cells[i])], i))
-        picks = pool[:n]; taken.update(picks)
-        for i in picks: self.attempts[canonical_json(self.cells[i])] += 1
-        if arm == "structured": return [(self.cells[i], f"b{b}" if self.deliveries[canonical_json(self.cells[i])] or b else "", None) for i in picks]
-        drafts = run_sync(_gather([self.writer.draft(self.cells[i], f"{b}-{j}") for j, i in enumerate(picks)]))
+    if arm in GRID_ARMS:
+        done, owes = (lambda c: self.deliveries[canonical_json(c)]), (lambda c: self.pairs_owed(c) - self.flying)
+        owed = [c for c in self.undelivered() if canonical_json(c) not in taken and (self.todo is None or owes(c))]
+        again = [c for _, c in sorted(enumerate(self.plan_cells), key=lambda ic: (done(ic[1]), ic[0]))]
+        pool = list({canonical_json(c): c for c in owed + again if canonical_json(c) not in taken}.values())
+        picks = pool[:n]; taken.update(map(canonical_json, picks))      # owed first; then the plan, least delivered first
+        for c in picks: self.attempts[canonical_json(c)] += 1
+        if arm == "structured": return [(c, f"b{b}" if done(c) or b else "", None) for c in picks]
+        drafts = run_sync(_gather([self.writer.draft(c, f"{b}-{j}") for j, c in enumerate(picks)]))
         return [(d["cell"], d["variant"], d.get("opening")) for d in drafts]
     if arm == "open_ended":
         drafts = run_sync(_gather([self.writer.draft(None, f"{b}-{j}") for j in range(n)]))
         return [(d["cell"], d["variant"], d.get("opening")) for d in drafts]
-    if arm == "behavior_targeted":
-        rare = sorted(self.rows, key=lambda r: (self.sigs[r["signature"]], row_key(r)))
-        cells = list({canonical_json(r["cell"]): r["cell"] for r in rare}.values())[:n]
-        return [(c, f"rare-b{b}-{j}", None) for j, c in enumerate(cells)]
-    fails = sorted((r for r in self.rows if failed(r)), key=row_key)
-    out = []
+    if arm == "behavior_targeted": return [(c, f"rare-b{b}-{j}", None) for j, c in enumerate(self._rarest_cells(n))]
+    fails, out = sorted(self.failures, key=row_key), []
     for j in range(n):
-        base = dict(fails[int(rng.integers(len(fails)))]["cell"])
-        kind = ("stance", "condition", "draw")[int(rng.integers(3))]
-        if kind in base and kind != "draw":
-            choices = [v for v in self.axes[kind].levels if v != base[kind]]
-            base[kind] = choices[int(rng.integers(len(choices)))]
-            if any(all(base.get(k) == v for k, v in con.items()) for con in self.axes.constraints): kind = "draw"
-            if kind == "draw": base = dict(fails[0]["cell"])
-        out.append((base, f"mut-{kind}-b{b}-{j}", None))
+        cell, kind = self._mutation(fails, rng)
+        self.flying |= self.pairs_owed(cell)
+        out.append((cell, f"mut-{kind}-b{b}-{j}", None))
     return out
+
+MUTABLE = ("stance", "condition")   # what a failure is retried under: another person, another tool condition
+
+def _mutation(self, fails: list, rng) -> tuple[dict, str]:
+    "A failing row's cell with its stance or condition changed: towards a missing pair while one is, else at random."
+    base = dict(fails[int(rng.integers(len(fails)))]["cell"])
+    allowed = lambda c: not any(all(c.get(k) == v for k, v in con.items()) for con in self.axes.constraints)
+    scarce = collections.Counter((p[0], p[2]) for p in self.todo or ())      # the residual is as long as its scarcest axis pair
+    worth = lambda c: max((scarce[p[0], p[2]] for p in self.pairs_owed(c) - self.flying), default=0)
+    towards = [(worth({**base, k: v}), k, v) for k in MUTABLE if k in base for v in self.axes[k].levels
+               if v != base[k] and allowed({**base, k: v})]
+    best = max((w for w, _, _ in towards), default=0)
+    if best:
+        _, k, v = [t for t in towards if t[0] == best][int(rng.integers(sum(t[0] == best for t in towards)))]
+        return {**base, k: v}, k
+    kind = (*MUTABLE, "draw")[int(rng.integers(3))]
+    if kind in base and kind != "draw":
+        choices = [v for v in self.axes[kind].levels if v != base[kind]]
+        base[kind] = choices[int(rng.integers(len(choices)))]
+        if not allowed(base): kind = "draw"
+    return (dict(fails[0]["cell"]), "draw") if kind == "draw" else (base, kind)
 
 async def _gather(coros):
     import asyncio
     return await asyncio.gather(*coros)
 
-Search._available, Search._cells_for = _available, _cells_for
+Search._available, Search._cells_for, Search._rarest_cells, Search.pairs_owed = _available, _cells_for, _rarest_cells, pairs_owed
+Search._mutation = _mutation
 
 # %% ../nbs/03_search.ipynb #010d6aa3
 def step(self) -> dict | None:
@@ -204,9 +248,12 @@ def step(self) -> dict | None:
     alloc = batch_counts(can, n_sit, self.floors, self.caps, rng_for(self.options.seed, "allocate", self.batch).random())
     if n_sit and not sum(alloc.values()):
         self.stopped = f"no arm can run: only {sorted(can)} can, and their caps allow none of {n_sit} situations"; return None
-    taken, plan = set(), []
-    for arm in ARMS:
-        if alloc.get(arm): plan += [(arm, c, v, o) for c, v, o in self._cells_for(arm, alloc[arm], taken)]
+    taken, picked, self.flying = set(), {}, set()
+    for arm in sorted(ARMS, key=lambda a: a in GRID_ARMS):   # explorers first: the grid skips pairs they will deliver
+        if alloc.get(arm): picked[arm] = self._cells_for(arm, alloc[arm], taken)
+        for c, _, _ in picked.get(arm, []): self.flying |= self.pairs_owed(c)
+    plan = [(arm, c, v, o) for arm in ARMS for c, v, o in picked.get(arm, [])]
+    plan.sort(key=lambda p: not self.pairs_owed(p[1]))   # coverage first: what delivers a missing pair is played first
     sits = []
     for arm, c, v, opening in plan:
         sits.append(situation_from_cell(c, self.spec, self.options.seed, arm=arm, variant=v))
@@ -225,16 +272,19 @@ def step(self) -> dict | None:
         yields[arm] = len(novel) / len(rs)
         fresh_sigs |= {r["signature"] for r in rs if r["signature"] not in self.sigs}
     for r in new:
-        self.sigs[r["signature"]] += 1; self.seen_cells.add(canonical_json(delivered_cell(r)))
+        self.sigs[r["signature"]] += 1; self.by_signature[r["signature"]].append(r)
+        self.seen_cells.add(canonical_json(delivered_cell(r)))
         if r["cell"] == delivered_cell(r): self.deliveries[canonical_json(r["cell"])] += 1
         else: self.misses[canonical_json(r["cell"])] = miss_reason(r)
     before = dict(self.weights)
     self.weights = update_weights(self.weights, yields, self)
-    self.rows += new; self.situations += sits
+    self.rows += new; self.situations += sits; self.failures += [r for r in new if failed(r)]
     self.quiet = 0 if fresh_sigs else self.quiet + 1
-    cov = coverage([json.loads(c) for c in self.seen_cells], self.plan).attrs["fraction"]   # which pairs, not how often: the distinct cells suffice
+    cov = coverage([json.loads(c) for c in sorted(self.seen_cells)], self.plan)   # which pairs, not how often: distinct cells suffice
+    self._replan(cov, [s.cell for s in sits if s.arm in GRID_ARMS])
     rec = {"batch": self.batch, "rollouts": self.total, "new_signatures": len(fresh_sigs), "signatures": len(self.sigs),
-           "coverage": cov, "cells_delivered": sum(self.deliveries[canonical_json(c)] >= self.options.k_samples for c in self.cells) / len(self.cells),
+           "coverage": cov.attrs["fraction"],
+           "cells_delivered": sum(self.deliveries[canonical_json(c)] >= self.options.k_samples for c in self.plan_cells) / len(self.plan_cells),
            "undeliverable": len(self.undeliverable()),
            "arms": {a: {"weight": before[a], "used": len(per_arm.get(a, [])) / max(1, len(new)), "situations": alloc.get(a, 0),
                         "rollouts": len(per_arm.get(a, [])),
@@ -253,6 +303,48 @@ def run(self, max_batches: int | None = None) -> str | None:
     return self.stopped
 
 Search.step, Search.run = step, run
+
+# %% ../nbs/03_search.ipynb #eda6da66
+def pairs_of(cov: xr.Dataset, cell: dict) -> set:
+    "The (axis, value, axis, value) pairs of `cell`, oriented as `cov`'s variables are."
+    return {(a, str(cell[a]), b, str(cell[b])) for a, b in (n.split("__") for n in cov.data_vars) if a in cell and b in cell}
+
+def missing_pairs(cov: xr.Dataset) -> set:
+    "The pairs `cov` counts zero times that are possible (not forbidden by a constraint)."
+    out = set()
+    for name, da in cov.data_vars.items():
+        a, b = name.split("__")
+        impossible = {tuple(x) for x in json.loads(da.attrs["impossible"])}
+        out |= {(a, str(da[a].values[i]), b, str(da[b].values[j])) for i, j in zip(*np.nonzero(da.values == 0))
+                if (i, j) not in impossible}
+    return out
+
+# %% ../nbs/03_search.ipynb #54676077
+@patch
+def _replan(self: Search,
+            cov: xr.Dataset,    # delivered coverage after this batch
+            owed: list          # the cells the grid arms played this batch
+           ):
+    "Count the situations that owed a still-missing pair, give up pairs tried `max_attempts` times, owe a residual array."
+    missing = missing_pairs(cov)
+    self.given_up = {p: g for p, g in self.given_up.items() if p in missing}   # a pair reached after all is no longer lost
+    for cell in owed:
+        for p in pairs_of(cov, cell) & missing:
+            self.pair_tries[p] += 1
+            reason = self.misses.get(canonical_json(cell), "never played")
+            if self.pair_tries[p] >= self.max_attempts: self.given_up.setdefault(p, {"cell": cell, "reason": reason})
+    self.cov, self.todo = cov, missing - set(self.given_up)
+    todo = self.todo
+    if self.options.strength != 2: return       # the residual is planned for pairs; a t-way plan is played as planned
+    if not todo: self.cells = []; return
+    left = [c for c in self.cells if self.attempts[canonical_json(c)] < self.max_attempts and pairs_of(cov, c) & todo]
+    if todo <= set().union(*(pairs_of(cov, c) for c in left)): self.cells = left; return   # still owes all: no new array
+    n_axes, cons = len(self.axes.levels), self.axes.constraints
+    seeds = [c for c in map(json.loads, sorted(self.seen_cells))
+             if len(c) == n_axes and not any(all(c.get(k) == v for k, v in con.items()) for con in cons)]
+    res = covering_array(self.axes, 2, derive_seed(self.options.seed, "residual", self.batch),
+                         constraints=[{a: va, b: vb} for a, va, b, vb in self.given_up], seed_rows=seeds)
+    self.cells = [c for c in plan_cells(res)[len(seeds):] if pairs_of(cov, c) & todo]
 
 # %% ../nbs/03_search.ipynb #a8b3d2a3
 def _left(self) -> RolloutOptions:
