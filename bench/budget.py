@@ -16,6 +16,7 @@ answered in this run, at the same prices (`whilelab.models.PRICES`).
 
     python bench/budget.py [--markdown]
 """
+
 import argparse, json, math, re, sys, tempfile, time
 from pathlib import Path
 
@@ -23,7 +24,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from wire import Strict, Batches, message, chat  # noqa: E402
 from whilelab.core import shared_data, canonical_json  # noqa: E402
 from whilelab.defaults import SimOptions, BatchOptions  # noqa: E402
-from whilelab.models import ClaudeAgent, ClaudeUser, ClaudeBackend, OpenAIBackend, openai_judge, STOP, PRICES, _usage  # noqa
+from whilelab.models import (
+    ClaudeAgent,
+    ClaudeUser,
+    ClaudeBackend,
+    OpenAIBackend,
+    openai_judge,
+    STOP,
+    PRICES,
+    _usage,
+)  # noqa
 from whilelab.rollout import strip_timings  # noqa: E402
 from whilelab.simulate import simulate, usage_by_role  # noqa: E402
 
@@ -42,8 +52,12 @@ class Counting:
 
     def usage(self, body):
         tools, system, msgs = body.get("tools") or [], body.get("system") or "", body["messages"]
-        marked = any("cache_control" in t for t in tools) or (isinstance(system, list) and any("cache_control" in b for b in system))
-        tools = [{k: v for k, v in t.items() if k != "cache_control"} for t in tools]   # the marker is not a prompt token
+        marked = any("cache_control" in t for t in tools) or (
+            isinstance(system, list) and any("cache_control" in b for b in system)
+        )
+        tools = [
+            {k: v for k, v in t.items() if k != "cache_control"} for t in tools
+        ]  # the marker is not a prompt token
         system = system if isinstance(system, str) else "".join(b["text"] for b in system)
         prefix = tokens(tools) + tokens(system)
         total = prefix + tokens(msgs)
@@ -56,11 +70,20 @@ class Counting:
         return u
 
     def __call__(self, body):
-        system = body["system"] if isinstance(body.get("system"), str) else "".join(b["text"] for b in body.get("system") or [])
+        system = (
+            body["system"]
+            if isinstance(body.get("system"), str)
+            else "".join(b["text"] for b in body.get("system") or [])
+        )
         reply = self.person(system, body) if system.startswith("You are a customer") else self.agent(body)
         reply["usage"] = u = self.usage(body)
-        self.billed += bill(body["model"], u["input_tokens"], 40, u.get("cache_read_input_tokens", 0),
-                            u.get("cache_creation_input_tokens", 0))
+        self.billed += bill(
+            body["model"],
+            u["input_tokens"],
+            40,
+            u.get("cache_read_input_tokens", 0),
+            u.get("cache_creation_input_tokens", 0),
+        )
         return reply
 
     def person(self, system, body):
@@ -83,7 +106,9 @@ class Counting:
         tool = max(body["tools"], key=lambda t: sum(w in heard for w in t["name"].split("_")))
         ids = re.findall(r"#?\b[a-z]*\d[\w-]*", heard) or ["unknown"]
         args = {p: ids[0].lstrip("#") for p in tool["input_schema"].get("required", [])}
-        return message([{"type": "tool_use", "id": f"toolu_{len(msgs)}", "name": tool["name"], "input": args}], "tool_use")
+        return message(
+            [{"type": "tool_use", "id": f"toolu_{len(msgs)}", "name": tool["name"], "input": args}], "tool_use"
+        )
 
 
 def bill(model, i, o, read=0, write=0, share=1.0):
@@ -110,11 +135,19 @@ def run(domain, cache, prompt_cache=True, batch=False):
     judge_srv = Batches(lambda body: judging(body)) if batch else Strict(lambda body: judging(body))
     kw = dict(api_key="sk-ant-bench", transport=claude.transport(), cache=cache, prompt_cache=prompt_cache)
     jb = OpenAIBackend("gpt-4.1-mini", api_key="sk-bench", transport=judge_srv.transport(), cache=cache)
-    judge = openai_judge(domain["policy"], "gpt-4.1-mini", backend=jb, batch=BatchOptions(poll_seconds=0) if batch else False)
+    judge = openai_judge(
+        domain["policy"], "gpt-4.1-mini", backend=jb, batch=BatchOptions(poll_seconds=0) if batch else False
+    )
     t = time.perf_counter()
-    sim = simulate(ClaudeAgent(backend=ClaudeBackend(**kw)), domain["tools"], domain["policy"],
-                   SimOptions(k_samples=1, n_phrasings=1, search=None), user=ClaudeUser(backend=ClaudeBackend(**kw)),
-                   judge=judge, progress=False)
+    sim = simulate(
+        ClaudeAgent(backend=ClaudeBackend(**kw)),
+        domain["tools"],
+        domain["policy"],
+        SimOptions(k_samples=1, n_phrasings=1, search=None),
+        user=ClaudeUser(backend=ClaudeBackend(**kw)),
+        judge=judge,
+        progress=False,
+    )
     calls = len(claude.calls) + (judge_srv.created if batch else len(judge_srv.calls))
     assert not claude.refused and not judge_srv.refused, (claude.refused, judge_srv.refused)
     return sim, calls, counting.billed + judging.billed, time.perf_counter() - t
@@ -122,12 +155,24 @@ def run(domain, cache, prompt_cache=True, batch=False):
 
 def figures(name, sim, calls, billed, seconds, first_rows=None):
     u = usage_by_role(sim.rows)
-    ins = sum(v.get("input_tokens", 0) + v.get("cache_read_tokens", 0) + v.get("cache_write_tokens", 0) for v in u.values())
+    ins = sum(
+        v.get("input_tokens", 0) + v.get("cache_read_tokens", 0) + v.get("cache_write_tokens", 0) for v in u.values()
+    )
     read = sum(v.get("cache_read_tokens", 0) for v in u.values())
     cost = {r: u[r]["cost_usd"] for r in ("agent", "user", "judge")}
     same = "-" if first_rows is None else ("yes" if rows_of(sim.rows) == rows_of(first_rows) else "NO")
-    return [name, len(sim.rows), calls, f"{ins:,}", f"{read / ins:.0%}", *(f"{cost[r]:.2f}" for r in cost),
-            f"{sum(cost.values()):.2f}", f"{billed:.2f}", same, f"{seconds:.1f}"]
+    return [
+        name,
+        len(sim.rows),
+        calls,
+        f"{ins:,}",
+        f"{read / ins:.0%}",
+        *(f"{cost[r]:.2f}" for r in cost),
+        f"{sum(cost.values()):.2f}",
+        f"{billed:.2f}",
+        same,
+        f"{seconds:.1f}",
+    ]
 
 
 def rows_of(rows) -> str:
@@ -135,8 +180,20 @@ def rows_of(rows) -> str:
     return canonical_json([strip_timings(r) for r in rows])
 
 
-HEAD = ["run", "rollouts", "network calls", "input tokens", "from prompt cache", "agent $", "person $", "judge $",
-        "rows' cost $", "paid this run $", "rows identical to first", "seconds"]
+HEAD = [
+    "run",
+    "rollouts",
+    "network calls",
+    "input tokens",
+    "from prompt cache",
+    "agent $",
+    "person $",
+    "judge $",
+    "rows' cost $",
+    "paid this run $",
+    "rows identical to first",
+    "seconds",
+]
 
 
 def main():

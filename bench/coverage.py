@@ -12,6 +12,7 @@ Targets (issue 16): at most 1.25 on every seed, median at most 1.10.
 
     python bench/coverage.py [--seeds 10] [--workers 2] [--markdown]
 """
+
 import argparse, itertools, json, statistics, sys, tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -25,6 +26,7 @@ def one(job):
     from whilelab.rollout import delivered_cell
     from whilelab.simulate import simulate
     from whilelab.search import missing_pairs, pairs_of
+
     kw = {}
     if name != "shopfront":
         d = json.loads(shared_data("tau_bench_domains.json", __file__).read_text())[name]
@@ -33,7 +35,7 @@ def one(job):
         sim = simulate(options=SimOptions(k_samples=4, n_phrasings=1, seed=seed), out=out, progress=False, **kw)
         landed = [json.loads(line) for line in (Path(out) / "rows.jsonl").read_text().splitlines() if line.strip()]
     cov = sim.coverage
-    owed = set().union(*(pairs_of(cov, delivered_cell(r)) for r in landed))   # delivered by the end: deliverable
+    owed = set().union(*(pairs_of(cov, delivered_cell(r)) for r in landed))  # delivered by the end: deliverable
     planned = owed | missing_pairs(cov)
     seen, at = set(), None
     for i, r in enumerate(landed, 1):
@@ -42,8 +44,17 @@ def one(job):
             at = i
             break
     cells = int(sim.plan.sizes["cell"])
-    return {"set": name, "seed": seed, "cells": cells, "price": cells * 4, "full at": at, "ratio": at / (cells * 4),
-            "deliverable": f"{len(owed)}/{len(planned)}", "stopped at": len(landed), "why": sim.stopped}
+    return {
+        "set": name,
+        "seed": seed,
+        "cells": cells,
+        "price": cells * 4,
+        "full at": at,
+        "ratio": at / (cells * 4),
+        "deliverable": f"{len(owed)}/{len(planned)}",
+        "stopped at": len(landed),
+        "why": sim.stopped,
+    }
 
 
 def main():
@@ -67,12 +78,19 @@ def main():
         for r in [dict(zip(head, head))] + rows:
             print("  ".join(fmt(r[h]).ljust(12) for h in head))
     ratios = [r["ratio"] for r in rows]
-    print(f"\nper set, median (max): " + "; ".join(
-        f"{s} {statistics.median(x['ratio'] for x in rows if x['set'] == s):.2f} "
-        f"({max(x['ratio'] for x in rows if x['set'] == s):.2f})" for s in ("shopfront", "retail", "airline")))
-    print(f"all: median {statistics.median(ratios):.2f}, max {max(ratios):.2f}; "
-          f"targets: every seed <= 1.25 {'met' if max(ratios) <= 1.25 else 'MISSED'}, "
-          f"median <= 1.10 {'met' if statistics.median(ratios) <= 1.10 else 'MISSED'}")
+    print(
+        f"\nper set, median (max): "
+        + "; ".join(
+            f"{s} {statistics.median(x['ratio'] for x in rows if x['set'] == s):.2f} "
+            f"({max(x['ratio'] for x in rows if x['set'] == s):.2f})"
+            for s in ("shopfront", "retail", "airline")
+        )
+    )
+    print(
+        f"all: median {statistics.median(ratios):.2f}, max {max(ratios):.2f}; "
+        f"targets: every seed <= 1.25 {'met' if max(ratios) <= 1.25 else 'MISSED'}, "
+        f"median <= 1.10 {'met' if statistics.median(ratios) <= 1.10 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

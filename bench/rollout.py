@@ -36,7 +36,7 @@ with tempfile.TemporaryDirectory() as d:
     if mode == "search":
         from whilelab.simulate import simulate
         from whilelab.defaults import SimOptions, SearchOptions
-        search = SearchOptions(budget=n * k * 64, patience=10**6)   # played to the budget: saturation must not end it early
+        search = SearchOptions(budget=n * k * 64, patience=10**6)   # to the budget: saturation must not end it early
         rows = simulate(options=SimOptions(n_phrasings=n, k_samples=k, search=search), out=d, progress=False).rows
         calls = None
     elif mode == "offline":
@@ -63,12 +63,13 @@ def main():
     ap = argparse.ArgumentParser(); ap.add_argument("--repeats", type=int, default=3); a = ap.parse_args()
     small, big = measure("offline", 4, 4, a.repeats), measure("offline", 8, 20, a.repeats)   # 64 situations x 16 / x 160
     slow = measure("slow", 2, 5, a.repeats)                                                  # 640 rollouts, one 200 ms call each
-    search = measure("search", 8, 20, a.repeats)                                             # to 10,240 rollouts, searching
+    search = measure("search", 8, 20, a.repeats)                                             # 10,240 rollouts, searching
     print(f"{'measurement':32} {'rollouts':>8} {'seconds':>8} {'rate':>12} {'peak MB':>8}  target")
     for name, m, target in (("offline ~1k", small, ""), ("offline ~10k", big, ">= 2000 rollouts/s, < 300 MB")):
         print(f"{name:32} {m['rollouts']:8} {m['seconds']:8.3f} {m['rollouts'] / m['seconds']:9.0f} /s {m['peak_mb']:8.0f}  {target}  runs {m['all']}")
     m = search
-    print(f"{'search on, to ~10k':32} {m['rollouts']:8} {m['seconds']:8.3f} {m['rollouts'] / m['seconds']:9.0f} /s {m['peak_mb']:8.0f}  "
+    rate = m["rollouts"] / m["seconds"]
+    print(f"{'search on, to ~10k':32} {m['rollouts']:8} {m['seconds']:8.3f} {rate:9.0f} /s {m['peak_mb']:8.0f}  "
           f">= 2000 rollouts/s, < 300 MB  runs {m['all']}")
     ratio = big["seconds"] / small["seconds"]
     print(f"{'10k/1k time ratio':32} {'':8} {ratio:8.2f} {'':12} {'':8}  <= 12 (rollouts ratio {big['rollouts'] / small['rollouts']:.0f})")

@@ -25,6 +25,35 @@ pathlib.Path("ready.json").write_text(json.dumps({"engine": search.weights["open
 panel
 """
 
+LIVE = """
+import json, pathlib, time
+from IPython.display import display
+from whilelab.core import shopfront
+from whilelab.axes import agent_axes
+from whilelab.cover import covering_array
+from whilelab.defaults import SimOptions, SearchOptions
+from whilelab.models import ScriptedAgent, TemplateUser
+from whilelab.search import Search
+from whilelab.simulate import simulate
+from whilelab.grade import gold_from_flaws
+from whilelab.widgets import SearchPanel, JudgeInspector
+spec = shopfront(); axes = agent_axes(spec)
+search = Search(spec, ScriptedAgent(), TemplateUser(), axes, covering_array(axes, seed=0),
+                SimOptions(n_phrasings=1, k_samples=2, search=SearchOptions(budget=160, patience=1000)))
+play = search.step
+def gated():      # before batches 2 and 3 the run waits for the test to say go: it has seen the page as it stood
+    if search.batch in (2, 3):
+        pathlib.Path(f"at{search.batch}.json").write_text("{}")
+        while not pathlib.Path(f"go{search.batch}.json").exists(): time.sleep(0.1)
+    return play()
+search.step = gated
+panel = SearchPanel(search)
+sim = simulate(options=SimOptions(k_samples=2, search=None), progress=False)
+inspector = JudgeInspector(lambda row: "pass", sim.rows, gold_from_flaws)
+display(panel)
+inspector
+"""
+
 def wait_http(url, proc, timeout=90):
     t = time.time()
     while time.time() - t < timeout:
@@ -43,10 +72,10 @@ def wait_file(path, timeout=90):
     raise TimeoutError(f"{path.name} never appeared: the kernel did not see the page")
 
 @contextlib.contextmanager
-def running_lab(tmp_path):
-    "JupyterLab serving a notebook with the panel from `tmp_path`; stopped, with its kernels, on exit."
+def running_lab(tmp_path, cell=CELL):
+    "JupyterLab serving a notebook with `cell` from `tmp_path`; stopped, with its kernels, on exit."
     import nbformat
-    nb = nbformat.v4.new_notebook(); nb.cells = [nbformat.v4.new_code_cell(CELL)]
+    nb = nbformat.v4.new_notebook(); nb.cells = [nbformat.v4.new_code_cell(cell)]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, tmp_path / "panel.ipynb")
     port, token = free_port(), secrets.token_hex(16)
@@ -90,3 +119,47 @@ def test_slider_in_the_browser_reaches_the_kernel(lab):
         page.screenshot(path=str(root / "panel.png"))
     assert before - 0.035 < seen["slider"] < before - 0.005, (before, seen)           # the kernel got the moved slider's value
     assert abs(seen["engine"] - seen["slider"]) < 1e-6                                # and the engine took it as the arm's weight
+
+
+def open_and_run(page, base, token):
+    page.goto(f"{base}/lab/tree/panel.ipynb?token={token}", wait_until="domcontentloaded", timeout=90_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=90_000)
+    page.locator(".jp-StatusBar-TextItem", has_text="Idle").first.wait_for(timeout=90_000)
+    page.click(".jp-Notebook .jp-Cell .cm-content")
+    page.keyboard.press("Shift+Enter")
+
+
+def test_the_panel_draws_live_snaps_refused_values_back_and_the_inspector_pages(tmp_path):
+    with running_lab(tmp_path, LIVE) as (base, token, root), chromium_page() as page:
+        open_and_run(page, base, token)
+        status = page.locator(".widget-html", has_text="rollouts").first
+        status.wait_for(timeout=120_000)
+        assert "not started" in status.inner_text()
+        row = page.locator(".widget-hbox", has=page.locator(".widget-label", has_text="open_ended")).first
+        floor = row.locator(".widget-slider").nth(1)
+        floor.locator(".noUi-handle").first.focus()
+        page.keyboard.press("End")                                    # a floor of 1.0, above its cap: refused
+        page.locator(".widget-html", has_text="kept the engine").first.wait_for(timeout=60_000)
+        readout = floor.locator(".widget-readout").element_handle()
+        page.wait_for_function("e => e.textContent.trim() === '0.01'", arg=readout, timeout=60_000)   # snapped back
+        page.get_by_role("button", name="run", exact=True).click()
+        wait_file(root / "at2.json", 120)
+        history = page.locator("img.widget-image").first
+        page.wait_for_function("e => !!e.getAttribute('src')", arg=history.element_handle(), timeout=60_000)
+        first = history.get_attribute("src")
+        assert "running" in status.inner_text()                      # said while the search runs
+        (root / "go2.json").write_text("{}")
+        wait_file(root / "at3.json", 120)
+        page.wait_for_function("([e, old]) => e.getAttribute('src') !== old", arg=[history.element_handle(), first],
+                               timeout=60_000)                       # a new figure for the next batch, before the end
+        page.screenshot(path=str(root / "running.png"))
+        (root / "go3.json").write_text("{}")
+        page.locator(".widget-html", has_text="stopped (budget)").first.wait_for(timeout=120_000)
+        position = page.locator(".widget-label", has_text=" of ").first
+        before = position.inner_text()
+        page.get_by_role("button", name="next", exact=True).click()
+        page.wait_for_function("([e, old]) => e.textContent !== old", arg=[position.element_handle(), before],
+                               timeout=60_000)
+
+        assert before.startswith("row 1 of ") and position.inner_text().startswith("row 2 of ")
+        page.screenshot(path=str(root / "done.png"), full_page=True)

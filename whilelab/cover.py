@@ -11,7 +11,7 @@ from .core import derive_seed, canonical_json, content_words
 
 # %% auto #0
 __all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'GAP_MIN_SIMILARITY', 'covering_array', 'plan_missing', 'plan_cells',
-           'coverage', 'plot_coverage', 'coverage_gap']
+           'coverage', 'missing_pair_names', 'plot_coverage', 'coverage_gap']
 
 # %% ../nbs/02_cover.ipynb #2a49356f
 REPAIR_STEPS = 8_000  # repair moves for strength 2: the nine bench configurations reach 1.055x best-known (as with 15,000) in half the time, slowest < 1 s on 2 cores (bench/cover.py)
@@ -408,6 +408,11 @@ def plan_cells(plan: xr.Dataset) -> list[dict]:
     cols = {n: [str(x) for x in plan[n].values] for n in names}
     return [{n: cols[n][i] for n in names} for i in range(plan.sizes["cell"])]
 
+def _row_count(cells) -> int:
+    "How many of `cells` are rows (dicts holding a `cell`): 0 for a plan or plain cells."
+    if isinstance(cells, xr.Dataset): return 0
+    return sum(isinstance(c, dict) and isinstance(c.get("cell"), dict) for c in cells)
+
 def _cells_of(cells) -> list[dict]:
     if isinstance(cells, xr.Dataset): return plan_cells(cells)
     out = []
@@ -421,6 +426,7 @@ def coverage(cells,      # a plan, cell dicts, or rows (dicts with a `cell`)
              axes=None   # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
             ) -> xr.Dataset:
     "Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values."
+    cells = cells if isinstance(cells, xr.Dataset) else list(cells)
     cl = _cells_of(cells)
     plan = axes if isinstance(axes, xr.Dataset) else cells if axes is None and isinstance(cells, xr.Dataset) else None
     if plan is not None and "levels" in plan.attrs:   # a plan: its values, constraints, and the pairs it proved uncoverable
@@ -455,37 +461,78 @@ def coverage(cells,      # a plan, cell dicts, or rows (dicts with a `cell`)
                                          attrs={"impossible": canonical_json(np.argwhere(~ok).tolist())})
     return xr.Dataset(data, attrs=dict(pairs_planned=planned, pairs_covered=covered,
                                        fraction=covered / planned if planned else 1.0, n_cells=len(cl),
+                                       distinct_cells=len({canonical_json(c) for c in cl}), rollouts=_row_count(cells),
                                        axes=canonical_json(names)))
 
 # %% ../nbs/02_cover.ipynb #ddb46ee9
-def plot_coverage(cov: xr.Dataset, title: str = "pairwise coverage", save=None):
-    "One heatmap of all pair counts in `cov`, blocks per pair of axes, uncovered pairs in red."
-    import matplotlib; import matplotlib.pyplot as plt
-    names = json.loads(cov.attrs["axes"])
-    vals = {}
-    for v in cov.data_vars.values():
-        for d in v.dims: vals.setdefault(d, [str(x) for x in v[d].values])
-    names = [n for n in names if n in vals]
+def _pair_matrix(cov: xr.Dataset) -> tuple:
+    "(axis names, their values, group starts, lower-triangle count matrix with NaN above, impossible (row, col) cells)."
+    names = [n for n in json.loads(cov.attrs["axes"]) if any(n in v.dims for v in cov.data_vars.values())]
+    vals = {d: [str(x) for x in v[d].values] for v in cov.data_vars.values() for d in v.dims}
     starts = np.cumsum([0] + [len(vals[n]) for n in names])
-    M = np.full((starts[-1], starts[-1]), np.nan)
+    M, impossible = np.full((starts[-1], starts[-1]), np.nan), []
     for var in cov.data_vars.values():
-        a, b = var.dims
+        a, b = sorted(var.dims, key=names.index)            # b below a: one triangle, rows of the later axis
         ia, ib = names.index(a), names.index(b)
-        block = var.values.astype(float)
-        for i, j in json.loads(var.attrs.get("impossible", "[]")): block[i, j] = np.nan   # impossible: grey, not a miss
-        M[starts[ia]:starts[ia + 1], starts[ib]:starts[ib + 1]] = block
-        M[starts[ib]:starts[ib + 1], starts[ia]:starts[ia + 1]] = block.T
-    size = min(14, 3 + 0.16 * len(M))
-    fig, ax = plt.subplots(figsize=(size, size * 0.9))
-    cmap = matplotlib.colormaps["Blues"].with_extremes(under="#d62728", bad="#f0f0f0")
-    im = ax.imshow(np.ma.masked_invalid(M), cmap=cmap, vmin=0.5, interpolation="nearest")
+        block = var.transpose(b, a).values.astype(float)
+        M[starts[ib]:starts[ib + 1], starts[ia]:starts[ia + 1]] = block
+        impossible += [(starts[ib] + j, starts[ia] + i) for i, j in json.loads(var.attrs.get("impossible", "[]"))]
+    return names, vals, starts, M, impossible
+
+# %% ../nbs/02_cover.ipynb #5f1ad22e
+def _count_bins(top: int) -> np.ndarray:
+    "Colour-bar boundaries between whole counts: one bin per count up to 9, else about nine bins growing geometrically."
+    if top <= 9: return np.arange(0.5, top + 1.5)
+    return np.unique(np.ceil(np.geomspace(1, top + 1, 10))) - 0.5
+
+# %% ../nbs/02_cover.ipynb #76d18fb8
+def missing_pair_names(cov: xr.Dataset) -> list[str]:
+    "Each possible pair no cell holds, as 'axis=value x axis=value'."
+    out = []
+    for name, da in cov.data_vars.items():
+        a, b = name.split("__")
+        impossible = {tuple(x) for x in json.loads(da.attrs["impossible"])}
+        out += [f"{a}={da[a].values[i]} x {b}={da[b].values[j]}" for i, j in zip(*np.nonzero(da.values == 0))
+                if (i, j) not in impossible]
+    return out
+
+# %% ../nbs/02_cover.ipynb #7e8921df
+def plot_coverage(cov: xr.Dataset,
+                  title: str = "pairwise coverage",
+                  save=None,                    # a path: .pdf, .svg or .png, as its suffix says
+                  list_missing: int = 12        # missing pairs written under the figure (the rest counted)
+                 ):
+    "Every pair of axes in one lower triangle: colour = how many cells hold the pair, red = none, hatched = impossible."
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+    from matplotlib.patches import Rectangle
+    names, vals, starts, M, impossible = _pair_matrix(cov)
+    n, labels = len(M), [v for nm in names for v in vals[nm]]
+    bins = _count_bins(int(np.nanmax(M)) if np.isfinite(M).any() and np.nanmax(M) > 0 else 1)
+    size = min(11, 2.5 + 0.2 * n)
+    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    for r, c in impossible: M[r, c] = np.nan
+    blues = ListedColormap(plt.get_cmap("Blues")(np.linspace(0.3, 1, 256)))    # a count of 1 stays visibly blue
+    im = ax.imshow(np.ma.masked_where(~(M > 0), M), cmap=blues, norm=BoundaryNorm(bins, 256), interpolation="nearest")
+    ax.imshow(np.ma.masked_where(M != 0, M), cmap=ListedColormap(["#d62728"]), interpolation="nearest")
+    for r, c in impossible:
+        ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, hatch="////", lw=0, color="0.55"))
     for s in starts[1:-1]: ax.axhline(s - 0.5, color="k", lw=0.6); ax.axvline(s - 0.5, color="k", lw=0.6)
+    ax.set_xticks(range(n), labels, rotation=90, fontsize=7); ax.set_yticks(range(n), labels, fontsize=7)
     mids = (starts[:-1] + starts[1:]) / 2 - 0.5
-    ax.set_xticks(mids); ax.set_xticklabels(names, rotation=45, ha="right"); ax.set_yticks(mids); ax.set_yticklabels(names)
-    ax.set_title(f"{title}: {cov.attrs['pairs_covered']}/{cov.attrs['pairs_planned']} pairs ({cov.attrs['fraction']:.0%}), {cov.attrs.get('n_cells', '?')} cells")
-    fig.colorbar(im, ax=ax, shrink=0.7, label="cells holding the pair (red: none; grey: same axis or impossible)")
+    top, right = ax.secondary_xaxis("top"), ax.secondary_yaxis("right")
+    top.set_xticks(mids, names, fontsize=9); right.set_yticks(mids, names, fontsize=9)
+    cb = fig.colorbar(im, ax=ax, shrink=0.6, pad=0.12, label="cells holding the pair")
+    cb.set_ticks([b + 0.5 for b in bins[:-1]], labels=[str(int(b + 0.5)) for b in bins[:-1]])
+    held = (f"{cov.attrs['rollouts']} rollouts over {cov.attrs['distinct_cells']} cells" if cov.attrs.get("rollouts")
+            else f"{cov.attrs.get('n_cells', '?')} cells")
+    pairs = f"{cov.attrs['pairs_covered']}/{cov.attrs['pairs_planned']} pairs ({cov.attrs['fraction']:.0%})"
+    ax.set_title(f"{title}: {pairs}, {held}", fontsize=10, pad=28)
+    miss = missing_pair_names(cov)
+    more = "; ..." if len(miss) > list_missing else ""
+    if miss: ax.set_xlabel(f"missing ({len(miss)}, red): " + "; ".join(miss[:list_missing]) + more, fontsize=8, wrap=True)
     fig.tight_layout()
-    if save: fig.savefig(save, dpi=110)
+    if save: fig.savefig(save, bbox_inches="tight")
     return fig
 
 # %% ../nbs/02_cover.ipynb #baf79b6b

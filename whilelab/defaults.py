@@ -220,10 +220,11 @@ class RayOptions:
 @dataclass(frozen=True)
 class BatchOptions:
     "How judge and writer calls go through a provider's batch endpoint (Anthropic Message Batches, OpenAI Batch API)."
-    poll_seconds: float = _d(30.0, "wait between status checks: a batch takes minutes to hours, polling faster only spends rate limit",
-                             lo=0.0)
-    max_wait_seconds: float = _d(90000.0, "stop waiting after 25 h: both providers end a batch within 24 h, expiring what is left",
-                                 lo=0.0)
-    price: float = _d(0.5, "share of the standard price a batched call costs: both providers bill batches at half (pricing pages, "
-                           "as of 2026-11)", lo=0.0, hi=1.0)
-    max_requests: int = _d(50000, "requests per submitted batch: OpenAI's limit (Anthropic's is 100,000); more are split", lo=1)
+    poll_seconds: float = _d(30.0, "wait between status checks: a batch takes minutes to hours, polling faster only "
+                                   "spends rate limit", lo=0.0)
+    max_wait_seconds: float = _d(90000.0, "stop waiting after 25 h: both providers end a batch within 24 h, expiring "
+                                          "what is left", lo=0.0)
+    price: float = _d(0.5, "share of the standard price a batched call costs: both providers bill batches at half "
+                           "(pricing pages, as of 2026-11)", lo=0.0, hi=1.0)
+    max_requests: int = _d(50000, "requests per submitted batch: OpenAI's limit (Anthropic's is 100,000); more are "
+                                  "split", lo=1)

@@ -221,8 +221,9 @@ def parse_label(text) -> tuple[str, str] | None:
 class LLMJudge:
     "A judge that asks a model, through `backend(system, prompt)` (text, or a dict with `text` and `usage`), to grade against `rubric`."
     def __init__(self, backend, policy: str, rubric: str = DEFAULT_RUBRIC, name: str = "llm", family: str = "unknown",
-                 batch=None):   # `batch(system, prompts)`: every row's answer in one provider batch, or an exception per row
-        self.backend, self.policy, self.rubric, self.name, self.family, self.batch = backend, policy, rubric, name, family, batch
+                 batch=None):   # `batch(system, prompts)`: every row's answer in one batch, or an exception per row
+        self.backend, self.policy, self.rubric, self.name, self.family = backend, policy, rubric, name, family
+        self.batch = batch
         self.rubric_hash = stable_hash(rubric, policy, n=12)
     def prompt(self, row) -> str: return f"POLICY:\n{self.policy}\n\nCONVERSATION:\n{transcript(row)}"
     def read(self, out) -> Label:
@@ -267,7 +268,8 @@ async def _judge_all(judge, rows, concurrency):
     if getattr(judge, "batch", None) is not None:
         try: return await judge.judge_many(rows)
         except BadLabel: raise
-        except Exception as e: return [Label(None, error=redact(f"{type(e).__name__}: {e}"))] * len(rows)   # the batch failed as a whole
+        except Exception as e:                     # the batch failed as a whole: every row is ungraded, and says why
+            return [Label(None, error=redact(f"{type(e).__name__}: {e}"))] * len(rows)
     sem = asyncio.Semaphore(concurrency)
     async def one(r):
         async with sem:

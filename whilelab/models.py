@@ -349,8 +349,9 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: dict = P
 
 CACHE_PRICE = {"read": 0.1, "write": 1.25}   # x the input price: Anthropic's cache hits and 5-minute cache writes (same source)
 
-def _usage(model: str, input_tokens, output_tokens, prices: dict, cache_read=0, cache_write=0, share: float = 1.0) -> dict:
-    "A call's usage: tokens in, out and from the prompt cache, and their cost at `share` of the price (None: no known price)."
+def _usage(model: str, input_tokens, output_tokens, prices: dict, cache_read=0, cache_write=0,
+           share: float = 1.0) -> dict:
+    "A call's usage: tokens in, out and from the prompt cache, their cost at `share` of the price (None: unknown price)."
     i, o, r, w = input_tokens or 0, output_tokens or 0, cache_read or 0, cache_write or 0
     out = {"calls": 1, "input_tokens": i, "output_tokens": o, "cost_usd": cost_usd(model, i, o, prices)}
     if r or w:
@@ -498,7 +499,7 @@ class ClaudeBackend:
         return resp
 
     def request(self, system: str, messages: list, tools=None) -> dict:
-        "The Messages API request body (without `extra_body`), its stable prefix marked for caching when `prompt_cache`."
+        "The Messages API request body (no `extra_body`), its stable prefix marked for caching when `prompt_cache`."
         kw = dict(model=self.model, max_tokens=self.max_tokens, system=system, messages=messages)
         if tools: kw["tools"] = tools
         return _cached_prefix(kw) if self.prompt_cache else kw
@@ -515,7 +516,8 @@ class ClaudeBackend:
 
     def reply(self, resp, share: float = 1.0) -> dict:
         "A reply's `text`, `usage` (cost at `share` of the price) and `stop_reason`."
-        return {"text": _text(resp), "usage": self.usage(resp, share), "stop_reason": getattr(resp, "stop_reason", None)}
+        return {"text": _text(resp), "usage": self.usage(resp, share),
+                "stop_reason": getattr(resp, "stop_reason", None)}
 
     async def text(self, system: str, prompt: str, key=()) -> str:
         "The text of a single-turn reply."
@@ -595,12 +597,13 @@ def claude_judge(policy: str,
                  model: str = DEFAULT_CLAUDE,
                  backend: ClaudeBackend | None = None,
                  rubric: str | None = None,      # default: `grade.DEFAULT_RUBRIC`
-                 batch=False,                     # True or a `BatchOptions`: every label from one Message Batch, at half the price
+                 batch=False,                     # True or a `BatchOptions`: every label from one batch, half the price
                  **kw):
     "An `LLMJudge` backed by Claude (family 'anthropic'); each label carries the call's usage and cost."
     from whilelab.grade import LLMJudge, DEFAULT_RUBRIC
     b = backend or ClaudeBackend(model, **kw)
-    return LLMJudge(b.answer, policy, rubric or DEFAULT_RUBRIC, name=f"claude:{b.model}", family="anthropic", batch=_batched(b, batch))
+    return LLMJudge(b.answer, policy, rubric or DEFAULT_RUBRIC, name=f"claude:{b.model}", family="anthropic",
+                    batch=_batched(b, batch))
 
 class ClaudeWriter:
     "A situation writer backed by Claude: for a cell, the person's opening message in its own words."
@@ -700,8 +703,8 @@ async def _one_batch(api, chunk: dict, cache, opts, kind: str) -> dict:
         waited = 0.0
         while not await api.ended(bid):
             if waited >= opts.max_wait_seconds:
-                err = BackendError(f"batch {bid} still processing after {waited:.0f} s. Fix: run again to collect it (the request cache "
-                                   "keeps its id), or raise BatchOptions.max_wait_seconds")
+                err = BackendError(f"batch {bid} still processing after {waited:.0f} s. Fix: run again to collect it "
+                                   "(the request cache keeps its id), or raise BatchOptions.max_wait_seconds")
                 return dict.fromkeys(chunk, err)
             await asyncio.sleep(opts.poll_seconds); waited += opts.poll_seconds
         got = await api.results(bid)
@@ -747,12 +750,14 @@ class AnthropicBatches:
     async def results(self, batch_id: str) -> dict:
         "custom_id -> the Message, or why there is none (errored, canceled, expired)."
         async def read(): return [r async for r in await self.client.messages.batches.results(batch_id)]
-        def why(res): return redact(str(getattr(getattr(getattr(res, "error", None), "error", None), "message", None) or res.type))
-        return {r.custom_id: r.result.message if r.result.type == "succeeded" else why(r.result) for r in await self._do(read)}
+        def why(res):
+            return redact(str(getattr(getattr(getattr(res, "error", None), "error", None), "message", None) or res.type))
+        got = await self._do(read)
+        return {r.custom_id: r.result.message if r.result.type == "succeeded" else why(r.result) for r in got}
 
 # %% ../nbs/12_models.ipynb #cc805661
 class OpenAIBatches:
-    "The OpenAI Batch API on chat completions: a JSONL file of requests, a batch over it, then its output and error files."
+    "OpenAI's Batch API on chat completions: a JSONL file of requests, a batch over it, then its output and error files."
     DONE = ("completed", "failed", "expired", "cancelled")
     def __init__(self, client, opts=None): self.client, self.opts = client, opts or RolloutOptions()
     async def _do(self, call):
@@ -768,7 +773,8 @@ class OpenAIBatches:
     async def ended(self, batch_id: str) -> bool:
         b = await self._do(lambda: self.client.batches.retrieve(batch_id))
         if b.status == "failed":
-            raise BackendError(redact(f"batch {batch_id} failed: {[e.message for e in (b.errors and b.errors.data) or []]}"))
+            why = [e.message for e in (b.errors and b.errors.data) or []]
+            raise BackendError(redact(f"batch {batch_id} failed: {why}"))
         return b.status in self.DONE
 
 # %% ../nbs/12_models.ipynb #de9943eb
@@ -816,11 +822,12 @@ def single(self: OpenAIBackend, system: str, prompt: str) -> dict:
 
 @patch
 def reply(self: OpenAIBackend, resp, share: float = 1.0) -> dict:
-    "A chat completion's `text`, `usage` (cost at `share` of the price) and `stop_reason`, as `ClaudeBackend.reply` gives them."
+    "A chat completion's `text`, `usage` (cost at `share` of the price) and `stop_reason`, as `ClaudeBackend.reply`."
     if not getattr(resp, "choices", None): raise BackendError("the endpoint answered with no choices")
     ch, u = resp.choices[0], getattr(resp, "usage", None)
     return {"text": ch.message.content or "", "stop_reason": FINISH_REASONS.get(ch.finish_reason, ch.finish_reason),
-            "usage": _usage(self.model, getattr(u, "prompt_tokens", 0), getattr(u, "completion_tokens", 0), self.prices, share=share)}
+            "usage": _usage(self.model, getattr(u, "prompt_tokens", 0), getattr(u, "completion_tokens", 0), self.prices,
+                            share=share)}
 
 @patch
 async def answer(self: OpenAIBackend, system: str, prompt: str, key=(), opts=None) -> dict:
@@ -834,21 +841,23 @@ async def answer_batch(self: OpenAIBackend, system: str, prompts: list, opts: Ba
     import openai
     opts, reqs = opts or BatchOptions(), [self.single(system, p) for p in prompts]
     keys = [request_key("openai.batch", self.sampling["base_url"], r) for r in reqs]
-    got = await run_batch(OpenAIBatches(self._clients.get()[0], self.opts), dict(zip(keys, reqs)), self.cache, opts, "openai.batch")
-    return [g if isinstance(g, BackendError) else self.reply(openai.types.chat.ChatCompletion.model_validate_json(g), opts.price)
-            for g in map(got.get, keys)]
+    got = await run_batch(OpenAIBatches(self._clients.get()[0], self.opts), dict(zip(keys, reqs)), self.cache, opts,
+                          "openai.batch")
+    parse = openai.types.chat.ChatCompletion.model_validate_json
+    return [g if isinstance(g, BackendError) else self.reply(parse(g), opts.price) for g in map(got.get, keys)]
 
 # %% ../nbs/12_models.ipynb #3c5f1eae
 def openai_judge(policy: str,
                  model: str,
                  backend: OpenAIBackend | None = None,
                  rubric: str | None = None,      # default: `grade.DEFAULT_RUBRIC`
-                 batch=False,                     # True or a `BatchOptions`: every label from one batch, at half the price
+                 batch=False,                     # True or a `BatchOptions`: every label from one batch, half the price
                  **kw):                           # for `OpenAIBackend`: base_url, family, ...
-    "An `LLMJudge` on an OpenAI-compatible endpoint (family: the backend's); each label carries the call's usage and cost."
+    "An `LLMJudge` on an OpenAI-compatible endpoint (family: the backend's); each label carries its call's usage and cost."
     from whilelab.grade import LLMJudge, DEFAULT_RUBRIC
     b = backend or OpenAIBackend(model, **kw)
-    return LLMJudge(b.answer, policy, rubric or DEFAULT_RUBRIC, name=f"openai:{b.model}", family=b.family, batch=_batched(b, batch))
+    return LLMJudge(b.answer, policy, rubric or DEFAULT_RUBRIC, name=f"openai:{b.model}", family=b.family,
+                    batch=_batched(b, batch))
 
 # %% ../nbs/12_models.ipynb #8fbb4907
 def _render(messages) -> str:

@@ -414,13 +414,14 @@ class Spend:
     def __str__(self): return f"${self.usd:.4f}, {self.tokens} tokens" + (f" ({self.unpriced} calls unpriced)" if self.unpriced else "")
     def to_finish(self, left: int) -> str:
         "What has been spent, and what `left` more rollouts will cost at the mean so far (once a row has a price)."
-        guess = f", ~${self.usd / self.rows * left:.4f} to finish" if self.rows and self.usd and not self.unpriced else ""
+        known = self.rows and self.usd and not self.unpriced
+        guess = f", ~${self.usd / self.rows * left:.4f} to finish" if known else ""
         return f"{self} spent{guess}"
 
 # %% ../nbs/05_rollout.ipynb #7f2fc6c5
 async def arun(situations, spec: AgentSpec, agent, user, n_phrasings: int = 1, k_samples: int = 1, seed: int = 0,
                store: RowStore | str | Path | None = None, opts: RolloutOptions | None = None, run_id: str = "run",
-               progress: bool = True,
+               progress=True,         # show a progress bar; or a tqdm bar of the caller's to count rows on
                executor=None,         # where rollouts are played: `LocalExecutor()` (default) or `scale.RayExecutor(...)`
                keep: bool = True      # hold the rows and return them sorted; `False` streams them to `store` only
               ) -> list[dict] | StoredRows:
@@ -435,8 +436,11 @@ async def arun(situations, spec: AgentSpec, agent, user, n_phrasings: int = 1, k
     wanted = [(s, p, k) for s in situations for p in range(n_phrasings) for k in range(k_samples)]
     todo = [w for w in wanted if st is None or (w[0].id, w[1], w[2]) not in st]
     resumed = len(todo) < len(wanted)      # some requested rows were stored before this call
-    rows, seen, bar, spend = [], set(), None, Spend(opts)
-    if progress:
+    rows, seen, spend = [], set(), Spend(opts)
+    own_bar = not hasattr(progress, "update")          # a caller's bar (a search's, for the run) is counted, not closed
+
+    bar = progress if not own_bar else None
+    if own_bar and progress:
         from tqdm.auto import tqdm
         bar = tqdm(total=len(todo), desc=f"rollouts ({executor.name})", unit="rollout", mininterval=0.5)
     try:
@@ -448,10 +452,11 @@ async def arun(situations, spec: AgentSpec, agent, user, n_phrasings: int = 1, k
                 plain = row.row() if isinstance(row, Encoded) else row
                 if keep: rows.append(plain)
                 stop = spend.add(plain)
-                if bar is not None: bar.update(1); bar.set_postfix_str(spend.to_finish(bar.total - bar.n), refresh=False)
+                if bar is not None: bar.update(1)
+                if bar is not None and own_bar: bar.set_postfix_str(spend.to_finish(bar.total - bar.n), refresh=False)
                 if stop: break             # leaving the stream cancels the rollouts in flight; every finished row is kept
     finally:
-        if bar is not None: bar.close()
+        if bar is not None and own_bar: bar.close()
         if st is not None:
             st.flush()
             if own: st.close()

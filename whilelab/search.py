@@ -117,14 +117,16 @@ class Search:
         self.writer = writer if writer is not None else TemplateWriter(axes, options.seed)
         self.store, self.run_id, self.progress, self.executor = store, run_id, progress, executor
         self.plan, self.plan_cells = plan, plan_cells(plan)
-        self.cells = self.plan_cells            # the cells owed: the plan, then a covering array over what is still missing
+        self.cells = self.plan_cells            # the cells owed: the plan, then a covering array over what is missing
         self.per_situation = options.n_phrasings * options.k_samples
         self.rows, self.situations, self.history, self.failures = [], [], [], []
         self.sigs, self.seen_cells, self.deliveries = collections.Counter(), set(), collections.Counter()
         self.by_signature = collections.defaultdict(list)   # signature -> its rows, for the behaviour-targeted arm
         self.misses = {}                        # cell -> why its last rollout did not deliver it
-        self.pair_tries, self.given_up = collections.Counter(), {}   # pair -> situations that owed it; pair -> (cell, reason)
-        self.cov, self.todo = None, None        # delivered coverage after the last batch, and the pairs still owed
+        self.pair_tries = collections.Counter() # pair -> situations that owed it
+        self.given_up = {}                      # pair -> the last cell tried for it, and why it was not delivered
+        self.cov, self.todo = None, None        # delivered coverage after the last batch, and the pairs owed
+
         self.batch, self.quiet, self.stopped = 0, 0, None
         self.spend = Spend(options.rollout)     # a spend limit holds for the whole search, not per batch
 
@@ -141,9 +143,9 @@ def undelivered(self: Search) -> list[dict]:
 
 @patch
 def undeliverable(self: Search) -> list[dict]:
-    "Owed cells tried `max_attempts` times without being delivered k times, and the last cell tried for each pair given up."
-    need = self.options.k_samples
-    cells = [c for c in self.cells if self.deliveries[canonical_json(c)] < need and self.attempts[canonical_json(c)] >= self.max_attempts]
+    "Owed cells tried `max_attempts` times but delivered fewer than k times, and the last cell tried for each lost pair."
+    need, tried = self.options.k_samples, lambda c: self.attempts[canonical_json(c)] >= self.max_attempts
+    cells = [c for c in self.cells if self.deliveries[canonical_json(c)] < need and tried(c)]
     return list({canonical_json(c): c for c in cells + [g["cell"] for g in self.given_up.values()]}.values())
 
 @patch
@@ -178,7 +180,7 @@ def _rarest_cells(self, n: int) -> list[dict]:
     out = {}
     for _, group in itertools.groupby(sorted(self.by_signature, key=self.sigs.__getitem__), key=self.sigs.__getitem__):
         group = [self.by_signature[s] for s in group]
-        for rows in group: rows.sort(key=row_key)          # nearly sorted already: each batch appends its own, in key order
+        for rows in group: rows.sort(key=row_key)     # nearly sorted: each batch appends its own, in key order
         for r in heapq.merge(*group, key=row_key):
             out.setdefault(canonical_json(r["cell"]), r["cell"])
             if len(out) == n: return list(out.values())
@@ -192,7 +194,7 @@ def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
         owed = [c for c in self.undelivered() if canonical_json(c) not in taken and (self.todo is None or owes(c))]
         again = [c for _, c in sorted(enumerate(self.plan_cells), key=lambda ic: (done(ic[1]), ic[0]))]
         pool = list({canonical_json(c): c for c in owed + again if canonical_json(c) not in taken}.values())
-        picks = pool[:n]; taken.update(map(canonical_json, picks))      # owed first; then the plan, least delivered first
+        picks = pool[:n]; taken.update(map(canonical_json, picks))    # owed first; then the plan, least delivered first
         for c in picks: self.attempts[canonical_json(c)] += 1
         if arm == "structured": return [(c, f"b{b}" if done(c) or b else "", None) for c in picks]
         drafts = run_sync(_gather([self.writer.draft(c, f"{b}-{j}") for j, c in enumerate(picks)]))
@@ -214,7 +216,7 @@ def _mutation(self, fails: list, rng) -> tuple[dict, str]:
     "A failing row's cell with its stance or condition changed: towards a missing pair while one is, else at random."
     base = dict(fails[int(rng.integers(len(fails)))]["cell"])
     allowed = lambda c: not any(all(c.get(k) == v for k, v in con.items()) for con in self.axes.constraints)
-    scarce = collections.Counter((p[0], p[2]) for p in self.todo or ())      # the residual is as long as its scarcest axis pair
+    scarce = collections.Counter((p[0], p[2]) for p in self.todo or ())   # a residual is as long as its scarcest axis pair
     worth = lambda c: max((scarce[p[0], p[2]] for p in self.pairs_owed(c) - self.flying), default=0)
     towards = [(worth({**base, k: v}), k, v) for k in MUTABLE if k in base for v in self.axes[k].levels
                if v != base[k] and allowed({**base, k: v})]
@@ -233,8 +235,8 @@ async def _gather(coros):
     import asyncio
     return await asyncio.gather(*coros)
 
-Search._available, Search._cells_for, Search._rarest_cells, Search.pairs_owed = _available, _cells_for, _rarest_cells, pairs_owed
-Search._mutation = _mutation
+Search._available, Search._cells_for, Search._rarest_cells = _available, _cells_for, _rarest_cells
+Search.pairs_owed, Search._mutation = pairs_owed, _mutation
 
 # %% ../nbs/03_search.ipynb #010d6aa3
 def step(self) -> dict | None:
@@ -243,11 +245,14 @@ def step(self) -> dict | None:
     if self.stopped: return None
     why = self._available()
     can = {a: self.weights[a] for a in ARMS if why[a] is None and self.weights[a] > 0}
-    if not can: self.stopped = "no arm can run: " + "; ".join(f"{a}: {why[a] or 'weight 0'}" for a in ARMS); return None
+    if not can:
+        self.stopped = "no arm can run: " + "; ".join(f"{a}: {why[a] or 'weight 0'}" for a in ARMS)
+        self._show(); return None
     n_sit = min(self.batch_situations, max(0, (self.budget - self.total) // self.per_situation))
     alloc = batch_counts(can, n_sit, self.floors, self.caps, rng_for(self.options.seed, "allocate", self.batch).random())
     if n_sit and not sum(alloc.values()):
-        self.stopped = f"no arm can run: only {sorted(can)} can, and their caps allow none of {n_sit} situations"; return None
+        self.stopped = f"no arm can run: only {sorted(can)} can, and their caps allow none of {n_sit} situations"
+        self._show(); return None
     taken, picked, self.flying = set(), {}, set()
     for arm in sorted(ARMS, key=lambda a: a in GRID_ARMS):   # explorers first: the grid skips pairs they will deliver
         if alloc.get(arm): picked[arm] = self._cells_for(arm, alloc[arm], taken)
@@ -260,7 +265,8 @@ def step(self) -> dict | None:
         if opening: sits[-1].goal["opening"] = opening   # the writer's words become the person's first message
     ids = {s.id for s in sits}
     new = [r for r in rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings, self.options.k_samples, self.options.seed,
-                               store=self.store, opts=self._left(), run_id=self.run_id, progress=self.progress, executor=self.executor)
+                               store=self.store, opts=self._left(), run_id=self.run_id, progress=self._bar(),
+                               executor=self.executor)
            if r["situation_id"] in ids]
     new = grade(new, self.spec, self.judge, agent=self.agent, opts=self.options.grade)
     arm_of = {s.id: s.arm for s in sits}
@@ -280,11 +286,12 @@ def step(self) -> dict | None:
     self.weights = update_weights(self.weights, yields, self)
     self.rows += new; self.situations += sits; self.failures += [r for r in new if failed(r)]
     self.quiet = 0 if fresh_sigs else self.quiet + 1
-    cov = coverage([json.loads(c) for c in sorted(self.seen_cells)], self.plan)   # which pairs, not how often: distinct cells suffice
+    cov = coverage([json.loads(c) for c in sorted(self.seen_cells)], self.plan)   # which pairs, not how often
     self._replan(cov, [s.cell for s in sits if s.arm in GRID_ARMS])
     rec = {"batch": self.batch, "rollouts": self.total, "new_signatures": len(fresh_sigs), "signatures": len(self.sigs),
            "coverage": cov.attrs["fraction"],
-           "cells_delivered": sum(self.deliveries[canonical_json(c)] >= self.options.k_samples for c in self.plan_cells) / len(self.plan_cells),
+           "cells_delivered": sum(self.deliveries[canonical_json(c)] >= self.options.k_samples for c in self.plan_cells)
+                              / len(self.plan_cells),
            "undeliverable": len(self.undeliverable()),
            "arms": {a: {"weight": before[a], "used": len(per_arm.get(a, [])) / max(1, len(new)), "situations": alloc.get(a, 0),
                         "rollouts": len(per_arm.get(a, [])),
@@ -293,6 +300,7 @@ def step(self) -> dict | None:
     if any([self.spend.add(r) for r in new]): self.stopped = self.spend.why   # every row counted, then the verdict
     elif self.quiet >= self.patience and not self.undelivered(): self.stopped = "saturated"
     elif self.total + self.per_situation > self.budget or n_sit == 0: self.stopped = "budget"
+    self._show(rec)
     return rec
 
 def run(self, max_batches: int | None = None) -> str | None:
@@ -307,7 +315,8 @@ Search.step, Search.run = step, run
 # %% ../nbs/03_search.ipynb #eda6da66
 def pairs_of(cov: xr.Dataset, cell: dict) -> set:
     "The (axis, value, axis, value) pairs of `cell`, oriented as `cov`'s variables are."
-    return {(a, str(cell[a]), b, str(cell[b])) for a, b in (n.split("__") for n in cov.data_vars) if a in cell and b in cell}
+    axis_pairs = (n.split("__") for n in cov.data_vars)
+    return {(a, str(cell[a]), b, str(cell[b])) for a, b in axis_pairs if a in cell and b in cell}
 
 def missing_pairs(cov: xr.Dataset) -> set:
     "The pairs `cov` counts zero times that are possible (not forbidden by a constraint)."
@@ -325,9 +334,9 @@ def _replan(self: Search,
             cov: xr.Dataset,    # delivered coverage after this batch
             owed: list          # the cells the grid arms played this batch
            ):
-    "Count the situations that owed a still-missing pair, give up pairs tried `max_attempts` times, owe a residual array."
+    "Count the situations that owed a missing pair, give up pairs tried `max_attempts` times, owe a residual array."
     missing = missing_pairs(cov)
-    self.given_up = {p: g for p, g in self.given_up.items() if p in missing}   # a pair reached after all is no longer lost
+    self.given_up = {p: g for p, g in self.given_up.items() if p in missing}   # reached after all: no longer lost
     for cell in owed:
         for p in pairs_of(cov, cell) & missing:
             self.pair_tries[p] += 1
@@ -338,7 +347,7 @@ def _replan(self: Search,
     if self.options.strength != 2: return       # the residual is planned for pairs; a t-way plan is played as planned
     if not todo: self.cells = []; return
     left = [c for c in self.cells if self.attempts[canonical_json(c)] < self.max_attempts and pairs_of(cov, c) & todo]
-    if todo <= set().union(*(pairs_of(cov, c) for c in left)): self.cells = left; return   # still owes all: no new array
+    if todo <= set().union(*(pairs_of(cov, c) for c in left)): self.cells = left; return   # still owes all: kept
     n_axes, cons = len(self.axes.levels), self.axes.constraints
     seeds = [c for c in map(json.loads, sorted(self.seen_cells))
              if len(c) == n_axes and not any(all(c.get(k) == v for k, v in con.items()) for con in cons)]
@@ -355,6 +364,24 @@ def _left(self) -> RolloutOptions:
 
 Search._left = _left
 
+# %% ../nbs/03_search.ipynb #01da3569
+@patch
+def _bar(self: Search):
+    "The run's one progress bar (rollouts so far, and per batch its coverage and spend), made at the first batch."
+    if self.progress and getattr(self, "bar", None) is None:
+        from tqdm.auto import tqdm
+        self.bar = tqdm(desc="search", unit="rollout", mininterval=0.5)
+    return getattr(self, "bar", None)
+
+@patch
+def _show(self: Search, rec: dict | None = None):
+    "Say on the bar what the last batch did; close it once the search has stopped."
+    bar = getattr(self, "bar", None)
+    if bar is None: return
+    spent = f", {self.spend} spent" if self.spend.tokens else ""      # offline stand-ins spend nothing: nothing to say
+    if rec: bar.set_postfix_str(f"batch {rec['batch']}, pairs {rec['coverage']:.0%}{spent}", refresh=False)
+    if self.stopped: bar.set_description(f"search ({self.stopped[:60]})"); bar.close()
+
 # %% ../nbs/03_search.ipynb #faac7166
 def history_dataset(self) -> xr.Dataset:
     "Per (batch, arm): weight, share of the batch played (`used`), situations, rollouts, yield, note; per batch: coverage, signatures, rollouts."
@@ -368,18 +395,31 @@ def history_dataset(self) -> xr.Dataset:
                       coords={"batch": list(B), "arm": list(ARMS)}, attrs={"stopped": self.stopped or ""})
 Search.history_dataset = history_dataset
 
-def plot_history(hist: xr.Dataset, save=None):
-    "Weights, yields, and coverage with signatures, batch by batch."
+def plot_history(hist: xr.Dataset,
+                 save=None      # a path: .pdf, .svg or .png, as its suffix says
+                ):
+    "Four panels, batch by batch: arm weights, arm yields, delivered coverage with signatures, new signatures."
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(1, 3, figsize=(14, 3.6))
+    fig, ax = plt.subplots(2, 2, figsize=(11, 7))
+    (w, y), (c, n) = ax
     for a in hist.arm.values:
-        ax[0].plot(hist.batch, hist.weight.sel(arm=a), label=a); ax[1].plot(hist.batch, hist["yield"].sel(arm=a), "o-", ms=3, label=a)
-    ax[0].set_title("arm weights"); ax[1].set_title("yield (new signature or cell)"); ax[0].legend(fontsize=7)
-    ax[2].plot(hist.total_rollouts, hist.coverage, label="delivered pair coverage")
-    ax[2].plot(hist.total_rollouts, hist.cells_delivered, label="plan cells delivered k times")
-    t = ax[2].twinx(); t.plot(hist.total_rollouts, hist.signatures, "k--", label="signatures"); t.set_ylabel("signatures")
-    ax[2].set_xlabel("rollouts"); ax[2].set_title(f"stopped: {hist.attrs.get('stopped') or 'running'}"); ax[2].legend(fontsize=7, loc="lower right")
-    for a_ in ax[:2]: a_.set_xlabel("batch")
+        w.plot(hist.batch, hist.weight.sel(arm=a), label=a)
+        y.plot(hist.batch, hist["yield"].sel(arm=a), "o-", ms=3, label=a)
+    w.set(title="arm weights", xlabel="batch", ylabel="weight (share of the next batch)")
+    y.set(title="arm yields", xlabel="batch", ylabel="yield (share of rollouts new)", ylim=(-0.05, 1.05))
+    for a_ in (w, y): a_.legend(fontsize=8, ncol=2)
+    c.plot(hist.total_rollouts, hist.coverage, label="planned pairs delivered")
+    c.plot(hist.total_rollouts, hist.cells_delivered, label="plan cells delivered k times")
+    t = c.twinx(); t.set_ylabel("signatures (count)")
+    t.plot(hist.total_rollouts, hist.signatures, "k--", label="behaviour signatures")
+    c.set(title="coverage and behaviours", xlabel="rollouts", ylabel="share", ylim=(-0.05, 1.05))
+    lines = c.get_lines() + t.get_lines()
+    c.legend(lines, [l.get_label() for l in lines], fontsize=8, loc="center right")
+    n.bar(hist.batch, hist.new_signatures, color="0.4")
+    n.set(title="new behaviour signatures per batch", xlabel="batch", ylabel="new signatures (count)")
+    stopped = hist.attrs.get("stopped") or "running"
+    played = int(hist.total_rollouts[-1]) if hist.sizes["batch"] else 0
+    fig.suptitle(f"search: {hist.sizes['batch']} batches, {played:,} rollouts -- {stopped}", fontsize=11)
     fig.tight_layout()
-    if save: fig.savefig(save, dpi=110)
+    if save: fig.savefig(save, bbox_inches="tight")
     return fig

@@ -10,9 +10,10 @@ import ipywidgets as W
 from .grade import judge_all, as_judge, _gold_dict, transcript
 from .rollout import row_key
 from .stats import cohens_kappa, wilson
+from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['JudgeInspector', 'SearchPanel', 'step', 'run', 'pause', 'refresh']
+__all__ = ['JudgeInspector', 'agreement_line', 'SearchPanel', 'step', 'run', 'pause', 'refresh']
 
 # %% ../nbs/14_widgets.ipynb #8d416b87
 class JudgeInspector:
@@ -26,15 +27,17 @@ class JudgeInspector:
         self.axes = [a for a in axes if any(a in r["cell"] for r in self.rows)]
         self.filters = {a: W.Dropdown(options=["(all)"] + sorted({str(r["cell"].get(a)) for r in self.rows}), description=a, value="(all)")
                         for a in self.axes}
-        self.kind = W.ToggleButtons(options=["disagreements", "judge pass / gold fail", "judge fail / gold pass"], value="disagreements")
-        self.index = W.IntSlider(min=0, max=0, description="row", continuous_update=False)
+        kinds = ["disagreements", "judge pass / gold fail", "judge fail / gold pass"]
+        self.kind = W.ToggleButtons(options=kinds, value=kinds[0], style={"button_width": "auto"})   # whole labels
+        self.index = W.IntSlider(min=0, max=0, description="row", continuous_update=False, readout=False)
+        self.position = W.Label()                # "row i of N": a reader knows how many there are to read
         self.prev_btn, self.next_btn = W.Button(description="previous"), W.Button(description="next")
         self.matrix, self.detail = W.HTML(), W.HTML()
         for w in [*self.filters.values(), self.kind]: w.observe(self._refresh, names="value")
         self.index.observe(self._show, names="value")
         self.prev_btn.on_click(lambda _: self._step(-1)); self.next_btn.on_click(lambda _: self._step(1))
         self.panel = W.VBox([W.HBox(list(self.filters.values())), self.kind, self.matrix,
-                             W.HBox([self.prev_btn, self.index, self.next_btn]), self.detail])
+                             W.HBox([self.prev_btn, self.index, self.position, self.next_btn]), self.detail])
         self._refresh()
 
     def selected(self) -> list[int]:
@@ -50,32 +53,47 @@ class JudgeInspector:
         return [i for i in self.selected() if self.labels[i].label != self.gold[i]
                 and (want is None or (self.labels[i].label, self.gold[i]) == want)]
 
+# %% ../nbs/14_widgets.ipynb #410c0374
+def agreement_line(gold, judged) -> str:
+    "Agreement with its Wilson interval, kappa with its interval, and n, on one line."
+    g, j = np.asarray(gold), np.asarray(judged)
+    if not len(g): return "no rows match the filters"
+    a, k = wilson(int((g == j).sum()), len(g)), cohens_kappa(g, j)
+    return (f"agreement {a.estimate:.2f} (95% {a.low:.2f}-{a.high:.2f}); "
+            f"kappa {k.kappa:.2f} (95% {k.low:.2f} to {k.high:.2f}); n = {len(g)}")
+
 # %% ../nbs/14_widgets.ipynb #33032b0e
 def _refresh(self, *_):
     sel = self.selected()
     g, j = np.array([self.gold[i] for i in sel]), np.array([self.labels[i].label for i in sel])
     cells = {(a, b): int(((j == a) & (g == b)).sum()) for a in ("pass", "fail") for b in ("pass", "fail")}
     self.confusion = cells
-    agree = wilson(int((g == j).sum()), len(sel)) if len(sel) else None
-    k = cohens_kappa(g, j) if len(sel) else None
+    self.agreement_line = agreement_line(g, j)
     self.matrix.value = (
         "<table style='border-collapse:collapse'><tr><th></th><th>gold pass</th><th>gold fail</th></tr>"
         + "".join(f"<tr><th>judge {a}</th>" + "".join(f"<td style='border:1px solid #ccc;padding:2px 10px;text-align:right'>{cells[(a, b)]}</td>"
                                                       for b in ("pass", "fail")) + "</tr>" for a in ("pass", "fail"))
-        + "</table>" + (f"<p>{len(sel)} rows; agreement {agree!r}; {k!r}</p>" if sel else "<p>no rows match the filters</p>"))
+        + "</table>" + f"<p>{html.escape(self.agreement_line)}</p>")
     n = len(self.shown())
     self.index.max = max(0, n - 1); self.index.value = 0
     self._show()
 
 def _show(self, *_):
     shown = self.shown()
-    if not shown: self.current = None; self.detail.value = "<p>no disagreement of this kind here</p>"; return
-    i = shown[min(self.index.value, len(shown) - 1)]
-    self.current = i
+    if not shown:
+        self.current, self.position.value = None, "row 0 of 0"
+        self.detail.value = "<p>no disagreement of this kind here</p>"; return
+    at = min(self.index.value, len(shown) - 1)
+    i = self.current = shown[at]
+    self.position.value = f"row {at + 1} of {len(shown)}"
     r, l = self.rows[i], self.labels[i]
-    self.detail.value = (f"<p><b>{html.escape(r['situation_id'])}</b> phrasing {r['phrasing']} sample {r['sample']} -- "
-                         f"judge <b>{l.label}</b> ({html.escape(l.reason)}); gold <b>{self.gold[i]}</b>; "
-                         f"cell {html.escape(str(r['cell']))}</p><pre style='white-space:pre-wrap'>{html.escape(transcript(r))}</pre>")
+    broken = [f"{v['rule']}: {v.get('reason', '')}" for v in r.get("rules") or [] if not v.get("passed", True)]
+    self.detail.value = (f"<p><b>{html.escape(r['situation_id'])}</b> phrasing {r['phrasing']} sample {r['sample']}; "
+                         f"cell {html.escape(str(r['cell']))}</p>"
+                         f"<p>judge <b>{l.label}</b>: {html.escape(l.reason or '(the judge gave no reason)')}; "
+                         f"gold <b>{self.gold[i]}</b></p>"
+                         f"<p>conduct rules: {html.escape('; '.join(broken) or 'all pass')}</p>"
+                         f"<pre style='white-space:pre-wrap'>{html.escape(transcript(r))}</pre>")
 
 def _step(self, d):
     self.index.value = int(np.clip(self.index.value + d, 0, self.index.max))
@@ -87,32 +105,48 @@ def _ipython_display_(self):
 JudgeInspector._refresh, JudgeInspector._show, JudgeInspector._step, JudgeInspector._ipython_display_ = _refresh, _show, _step, _ipython_display_
 
 # %% ../nbs/14_widgets.ipynb #456b042a
-import threading
+import io, threading
 from .defaults import ARMS
 
 class SearchPanel:
-    "Sliders, buttons and live plots that steer a `whilelab.search.Search`."
+    "Sliders, buttons and live figures that steer a `Search`; the sliders always show what the engine uses."
     def __init__(self, search):
-        self.search, self._sync = search, False
-        fs = lambda v, d: W.FloatSlider(value=round(v, 3), min=0, max=1, step=0.01, description=d, continuous_update=False, readout_format=".2f")
-        self.weight = {a: fs(search.weights[a], a) for a in ARMS}
+        self.search, self._sync, self.state, self._thread = search, False, "not started", None
+        wide = {"description_width": "130px"}          # whole arm names: 'behavior_targeted', not 'behavior_...'
+        fs = lambda v, d, style={}: W.FloatSlider(value=round(v, 3), min=0, max=1, step=0.01, description=d,
+                                                  style=style, continuous_update=False, readout_format=".2f")
+        self.weight = {a: fs(search.weights[a], a, wide) for a in ARMS}
         self.floor = {a: fs(search.floors.get(a, 0.0), "floor") for a in ARMS}
         self.cap = {a: fs(search.caps.get(a, 1.0), "cap") for a in ARMS}
         self.batch = W.IntSlider(value=search.batch_situations, min=1, max=256, description="batch", continuous_update=False)
         self.step_btn, self.run_btn, self.pause_btn = W.Button(description="step"), W.Button(description="run"), W.Button(description="pause")
-        self.status, self.plots = W.HTML(), W.Output()
-        for a in ARMS:
-            self.weight[a].observe(lambda ch, a=a: self._on_weight(a, ch["new"]), names="value")
-            self.floor[a].observe(lambda ch, a=a: self._on_bounds(), names="value")
-            self.cap[a].observe(lambda ch, a=a: self._on_bounds(), names="value")
-        self.batch.observe(lambda ch: self._on_batch(ch["new"]), names="value")
-        self.step_btn.on_click(lambda _: self.step()); self.run_btn.on_click(lambda _: self.run()); self.pause_btn.on_click(lambda _: self.pause())
-        self._pause, self._thread = threading.Event(), None
+        self.status, self.message = W.HTML(), W.HTML()
+        self.history_img = W.Image(format="png")         # an image is set from any thread; an Output is not
+        self.coverage_img = W.Image(format="png")
+        self._wire()
         rows = [W.HBox([self.weight[a], self.floor[a], self.cap[a]]) for a in ARMS]
-        self.panel = W.VBox(rows + [self.batch, W.HBox([self.step_btn, self.run_btn, self.pause_btn]), self.status, self.plots])
+        buttons = W.HBox([self.step_btn, self.run_btn, self.pause_btn])
+        self.panel = W.VBox(rows + [self.batch, buttons, self.status, self.message, self.history_img, self.coverage_img])
+        self._pause = threading.Event()
         self.refresh()
 
+# %% ../nbs/14_widgets.ipynb #2361cfd2
+@patch
+def _wire(self: SearchPanel):
+    "Each control calls the engine; what the engine refuses or clamps comes back to the control."
+    for a in ARMS:
+        self.weight[a].observe(lambda ch, a=a: self._on_weight(a, ch["new"]), names="value")
+        self.floor[a].observe(lambda ch: self._on_bounds(), names="value")
+        self.cap[a].observe(lambda ch: self._on_bounds(), names="value")
+    self.batch.observe(lambda ch: self._on_batch(ch["new"]), names="value")
+    self.step_btn.on_click(lambda _: self.step()); self.run_btn.on_click(lambda _: self.run())
+    self.pause_btn.on_click(lambda _: self.pause())
+
 # %% ../nbs/14_widgets.ipynb #62f9a4c7
+def _say(self, text: str = ""):
+    "A message under the status line: why a value was refused or clamped (empty once a change is taken as asked)."
+    self.message.value = f"<b>{html.escape(text)}</b>" if text else ""
+
 def _on_weight(self, arm, value):
     if self._sync: return
     from whilelab.search import clamp_weights
@@ -120,9 +154,14 @@ def _on_weight(self, arm, value):
     tot = sum(others.values())
     w = {a: (value if a == arm else (1 - value) * (others[a] / tot if tot > 0 else 1 / len(others))) for a in ARMS}
     try: self.search.weights = clamp_weights(w, self.search.floors, self.search.caps)
-    except ValueError as e: self.status.value = f"<b>{html.escape(str(e))}</b>"
+    except ValueError as e: self._say(str(e))
+    else:
+        got, lo, hi = self.search.weights[arm], self.search.floors.get(arm, 0.0), self.search.caps.get(arm, 1.0)
+        bound, at = ("floor", lo) if got <= lo + 1e-9 else ("cap", hi)
+        self._say(f"{arm} kept at {got:.2f}: its {bound} is {at:.2f}" if abs(got - value) > 5e-3 else "")
     self._show_weights()
 
+# %% ../nbs/14_widgets.ipynb #e3f76aeb
 def _on_bounds(self):
     if self._sync: return
     from whilelab.search import clamp_weights
@@ -130,67 +169,78 @@ def _on_bounds(self):
     floors, caps = {a: self.floor[a].value for a in ARMS}, {a: self.cap[a].value for a in ARMS}
     try:
         w = clamp_weights(self.search.weights, floors, caps)
-        if unfit_arms(self.search.batch_situations, floors, caps):
-            raise ValueError(f"{unfit_arms(self.search.batch_situations, floors, caps)} cannot play a share within these bounds in a "
+        if bad := unfit_arms(self.search.batch_situations, floors, caps):
+            raise ValueError(f"{bad} cannot play a share within these bounds in a "
                              f"{self.search.batch_situations}-situation batch. Fix: widen the bounds or enlarge the batch")
-    except ValueError as e: self.status.value = f"<b>{html.escape(str(e))}</b>"; return
+    except ValueError as e:
+        self._say(f"{e} (kept the engine's bounds)"); self._show_weights(); return   # the slider snaps back
     self.search.floors, self.search.caps, self.search.weights = floors, caps, w
-    self._show_weights()
+    self._say(); self._show_weights()
 
 def _on_batch(self, n):
     "A batch size the floors and caps fit in whole situations reaches the engine; another is refused and the slider put back."
     if self._sync: return
     from whilelab.defaults import unfit_arms
     bad = unfit_arms(n, self.search.floors, self.search.caps)
-    if not bad: self.search.batch_situations = n; return
-    self.status.value = f"<b>{html.escape(f'a {n}-situation batch cannot give {bad} a share within their floor and cap; kept {self.search.batch_situations}')}</b>"
-    self._sync = True
-    try: self.batch.value = self.search.batch_situations
-    finally: self._sync = False
+    if not bad: self.search.batch_situations = n; self._say(); return
+    self._say(f"a {n}-situation batch cannot give {bad} a share within their floor and cap; "
+              f"kept {self.search.batch_situations}")
+    self._show_weights()
 
 def _show_weights(self):
+    "Every slider set to what the engine holds (without calling back into it)."
     self._sync = True
     try:
-        for a in ARMS: self.weight[a].value = round(self.search.weights[a], 3)
+        for a in ARMS:
+            self.weight[a].value = round(self.search.weights[a], 3)
+            self.floor[a].value, self.cap[a].value = self.search.floors.get(a, 0.0), self.search.caps.get(a, 1.0)
+        self.batch.value = self.search.batch_situations
     finally: self._sync = False
 
+# %% ../nbs/14_widgets.ipynb #ace8a363
 def step(self):
     "Play one batch and refresh."
-    self.search.step(); self.refresh()
+    self.search.step(); self.state = "paused"; self.refresh()
 
 def run(self, background: bool = True):
-    "Play batches until the search stops or pause is pressed (in a thread unless `background=False`)."
+    "Play batches until the search stops or pause is pressed (in a thread unless `background=False`), drawing each."
     self._pause.clear()
     def loop():
+        self.state = "running"; self.refresh()
         while not self.search.stopped and not self._pause.is_set(): self.search.step(); self.refresh()
+        self.state = "paused"; self.refresh()
     if not background: return loop()
     self._thread = threading.Thread(target=loop, daemon=True); self._thread.start()
 
 def pause(self):
     "Stop after the batch in flight."
     self._pause.set()
-    if self._thread is not None: self._thread.join()
-    self.refresh()
+    if self._thread is None or self._thread is threading.current_thread(): return   # pressed in the run: it stops next
+    self._thread.join(); self.state = "paused"; self.refresh()
 
-SearchPanel._on_weight, SearchPanel._on_bounds, SearchPanel._on_batch, SearchPanel._show_weights = _on_weight, _on_bounds, _on_batch, _show_weights
-SearchPanel.step, SearchPanel.run, SearchPanel.pause = step, run, pause
+SearchPanel._say, SearchPanel._on_weight, SearchPanel._on_bounds = _say, _on_weight, _on_bounds
+SearchPanel._on_batch = _on_batch
+SearchPanel._show_weights, SearchPanel.step, SearchPanel.run, SearchPanel.pause = _show_weights, step, run, pause
 
 # %% ../nbs/14_widgets.ipynb #29ad2f34
+def _png(fig) -> bytes:
+    "A figure as PNG bytes, closed (drawn off screen: safe from the run thread)."
+    import matplotlib.pyplot as plt
+    buf = io.BytesIO(); fig.savefig(buf, format="png", dpi=72, bbox_inches="tight"); plt.close(fig)
+    return buf.getvalue()
+
 def refresh(self):
-    "Redraw the status line and the plots from the engine's state."
+    "Redraw the status line and the figures from the engine's state."
     s = self.search
     self._show_weights()
-    self.status.value = (f"batch {s.batch}, {s.total} rollouts, {len(s.sigs)} signatures, "
-                         f"{'stopped: ' + s.stopped if s.stopped else 'running'}")
+    state = f"stopped ({s.stopped})" if s.stopped else self.state
+    self.status.value = f"<b>{html.escape(state)}</b>: batch {s.batch}, {s.total} rollouts, {len(s.sigs)} signatures"
     if not s.history: return
-    import matplotlib.pyplot as plt
     from whilelab.search import plot_history
     from whilelab.cover import coverage, plot_coverage
     from whilelab.rollout import delivered_cell
-    with self.plots:
-        self.plots.clear_output(wait=True)
-        f1 = plot_history(s.history_dataset()); plt.show(f1); plt.close(f1)
-        f2 = plot_coverage(coverage([delivered_cell(r) for r in s.rows], s.plan), "delivered"); plt.show(f2); plt.close(f2)
+    self.history_img.value = _png(plot_history(s.history_dataset()))
+    self.coverage_img.value = _png(plot_coverage(coverage([delivered_cell(r) for r in s.rows], s.plan), "delivered"))
 
 def _search_display(self):
     from IPython.display import display

@@ -290,7 +290,8 @@ def _deep_validator(tool: Tool):
         v = tool._deep = _validator(canonical_json({k: x for k, x in tool.input_schema.items() if k != "required"}))
     return v
 
-SHALLOW_KEYS = {"type", "description", "enum", "nullable", "title", "default", "examples"}   # what `check_args` checks by hand
+SHALLOW_KEYS = {"type", "description", "enum", "nullable", "title", "default", "examples"}   # checked by hand
+
 
 def _shallow(tool: Tool) -> bool:
     "Whether `tool`'s schema says no more than `check_args` checks by hand: flat scalar parameters, types and enums."
