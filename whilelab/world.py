@@ -409,7 +409,9 @@ def conform(value, s: dict, rng, o: WorldOptions, root=None, name: str = "result
     "`value` reshaped to fit schema `s` (a tool's output schema): what fits is kept, what is missing is drawn from the seed."
     root = root if root is not None else s
     s = _resolve(s, root)
-    if _validator(canonical_json({**s, **{k: root[k] for k in ("$defs", "definitions") if k in root}})).is_valid(value): return value
+    fits = _fits(value, s)
+    if fits is None: fits = _validator(canonical_json({**s, **{k: root[k] for k in ("$defs", "definitions") if k in root}})).is_valid(value)
+    if fits: return value
     t = s.get("type"); t = next((x for x in t if x != "null"), None) if isinstance(t, list) else t
     if t == "object" or (t is None and "properties" in s):
         base, props = (value if isinstance(value, dict) else {}), s.get("properties", {})
@@ -423,6 +425,27 @@ def conform(value, s: dict, rng, o: WorldOptions, root=None, name: str = "result
         return [conform(x, s.get("items") if isinstance(s.get("items"), dict) else {}, rng, o, root, name) for x in items] \
                or _synth(name, s, rng, o, root)
     return _synth(name, s, rng, o, root)
+
+# %% ../nbs/04_world.ipynb #df727aeb
+def _fits(value, s) -> bool | None:
+    "Whether `value` fits `s`, when types, string enums, `required`, `properties` and `items` settle it; else None."
+    if not isinstance(s, dict) or not set(s) <= SHALLOW_KEYS | {"properties", "required", "items"} or s.get("nullable"):
+        return None                                          # more than this says: the validator decides
+    t = s.get("type")
+    if t is not None and not _type_ok(value, t):             # 1.0 is a JSON integer: only the validator knows that
+        return None if isinstance(value, float) and value.is_integer() else False
+    if "enum" in s:
+        if not (isinstance(value, str) and all(isinstance(e, str) for e in s["enum"])): return None   # 1 == True in Python
+        if value not in s["enum"]: return False
+    parts = []
+    if isinstance(value, dict):
+        if any(r not in value for r in s.get("required", [])): return False
+        parts = [_fits(value[k], ps) for k, ps in s.get("properties", {}).items() if k in value]
+    elif isinstance(value, list):
+        if not isinstance(s.get("items", {}), dict): return None
+        parts = [_fits(x, s.get("items", {})) for x in value]
+    if False in parts: return False
+    return None if None in parts else True
 
 # %% ../nbs/04_world.ipynb #c92c7792
 def _answer(self, t: Tool, args: dict, stale: bool = False) -> dict:
