@@ -410,7 +410,9 @@ def conform(value, s: dict, rng, o: WorldOptions, root=None, name: str = "result
     root = root if root is not None else s
     s = _resolve(s, root)
     fits = _fits(value, s)
-    if fits is None: fits = _validator(canonical_json({**s, **{k: root[k] for k in ("$defs", "definitions") if k in root}})).is_valid(value)
+    if fits is None:
+        defs = {k: root[k] for k in ("$defs", "definitions") if k in root}
+        fits = _validator(canonical_json({**s, **defs})).is_valid(value)
     if fits: return value
     t = s.get("type"); t = next((x for x in t if x != "null"), None) if isinstance(t, list) else t
     if t == "object" or (t is None and "properties" in s):
