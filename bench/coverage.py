@@ -25,7 +25,8 @@ def one(job):
     from whilelab.defaults import SimOptions
     from whilelab.rollout import delivered_cell
     from whilelab.simulate import simulate
-    from whilelab.search import missing_pairs, pairs_of
+    from whilelab.cover import missing_pairs
+    from whilelab.search import pairs_of
 
     kw = {}
     if name != "shopfront":
@@ -36,7 +37,8 @@ def one(job):
         landed = [json.loads(line) for line in (Path(out) / "rows.jsonl").read_text().splitlines() if line.strip()]
     cov = sim.coverage
     owed = set().union(*(pairs_of(cov, delivered_cell(r)) for r in landed))  # delivered by the end: deliverable
-    planned = owed | missing_pairs(cov)
+    planned = owed | set(missing_pairs(cov))
+
     seen, at = set(), None
     for i, r in enumerate(landed, 1):
         seen |= pairs_of(cov, delivered_cell(r))

@@ -11,7 +11,7 @@ from .core import derive_seed, canonical_json, content_words
 
 # %% auto #0
 __all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'GAP_MIN_SIMILARITY', 'covering_array', 'plan_missing', 'plan_cells',
-           'coverage', 'missing_pair_names', 'plot_coverage', 'coverage_gap']
+           'coverage', 'missing_pairs', 'missing_pair_names', 'plot_coverage', 'coverage_gap']
 
 # %% ../nbs/02_cover.ipynb #2a49356f
 REPAIR_STEPS = 8_000  # repair moves for strength 2: the nine bench configurations reach 1.055x best-known (as with 15,000) in half the time, slowest < 1 s on 2 cores (bench/cover.py)
@@ -486,15 +486,19 @@ def _count_bins(top: int) -> np.ndarray:
     return np.unique(np.ceil(np.geomspace(1, top + 1, 10))) - 0.5
 
 # %% ../nbs/02_cover.ipynb #76d18fb8
-def missing_pair_names(cov: xr.Dataset) -> list[str]:
-    "Each possible pair no cell holds, as 'axis=value x axis=value'."
+def missing_pairs(cov: xr.Dataset) -> list[tuple]:
+    "Every possible pair (not forbidden by a constraint) `cov` counts zero times, as (axis, value, axis, value)."
     out = []
     for name, da in cov.data_vars.items():
         a, b = name.split("__")
         impossible = {tuple(x) for x in json.loads(da.attrs["impossible"])}
-        out += [f"{a}={da[a].values[i]} x {b}={da[b].values[j]}" for i, j in zip(*np.nonzero(da.values == 0))
+        out += [(a, str(da[a].values[i]), b, str(da[b].values[j])) for i, j in zip(*np.nonzero(da.values == 0))
                 if (i, j) not in impossible]
     return out
+
+def missing_pair_names(cov: xr.Dataset) -> list[str]:
+    "Each possible pair no cell holds, as 'axis=value x axis=value'."
+    return [f"{a}={va} x {b}={vb}" for a, va, b, vb in missing_pairs(cov)]
 
 # %% ../nbs/02_cover.ipynb #7e8921df
 def plot_coverage(cov: xr.Dataset,

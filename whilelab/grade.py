@@ -236,9 +236,9 @@ class LLMJudge:
         return Label(*got, *who, usage=usage)
     async def judge(self, row) -> Label: return self.read(await self.backend(self.rubric, self.prompt(row)))
     async def judge_many(self, rows) -> list[Label]:
-        "Every row's label from one batch (through `batch` when given, else row by row)."
-        if self.batch is None: return [await self.judge(r) for r in rows]
+        "Every row's label from one call of `batch` (what `judge_all` uses when the judge has one)."
         return [self.read(o) for o in await self.batch(self.rubric, [self.prompt(r) for r in rows])]
+
 
 def code_hash(f) -> str:
     "A hash of what `f` does: its source where it can be read, else its compiled code (a function typed into `python -`)."

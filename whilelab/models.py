@@ -677,9 +677,8 @@ class OpenAIAgent:
         request = dict(model=b.model, messages=to_openai(messages, ctx.spec.policy, ctx.spec.api_names()),
                        tools=[t.to_openai() for t in ctx.spec.tools], logprobs=True, temperature=b.temperature, max_tokens=b.max_tokens)
         resp = await b.call("chat", request, ctx.key + ("agent", len(messages)), ctx.opts)
-        if not getattr(resp, "choices", None): raise BackendError("the endpoint answered with no choices")
-        ch = resp.choices[0]
-        calls = []
+        said = b.reply(resp)                     # usage and stop reason as every OpenAI-compatible call gives them
+        ch, calls = resp.choices[0], []
         for c in ch.message.tool_calls or []:
             try: args = json.loads(c.function.arguments or "{}")
             except ValueError: args = {"_unparsed": c.function.arguments}   # kept, so a grader sees the malformed call
@@ -687,10 +686,8 @@ class OpenAIAgent:
         msg = assistant_msg(ch.message.content or "", calls)
         content = getattr(getattr(ch, "logprobs", None), "content", None) or []
         lps, toks = [t.logprob for t in content], [t.token for t in content]
-        u = getattr(resp, "usage", None)
-        msg["_meta"] = {"token_logprobs": lps, "tokens": toks, "logprob_sum": float(sum(lps)) if lps else None, "token_count": len(lps) if lps else None,
-                        "usage": _usage(b.model, getattr(u, "prompt_tokens", 0), getattr(u, "completion_tokens", 0), b.prices),
-                        "stop_reason": FINISH_REASONS.get(ch.finish_reason, ch.finish_reason)}
+        msg["_meta"] = {"token_logprobs": lps, "tokens": toks, "logprob_sum": float(sum(lps)) if lps else None,
+                        "token_count": len(lps) if lps else None, "usage": said["usage"], "stop_reason": said["stop_reason"]}
         return msg
 
 # %% ../nbs/12_models.ipynb #6f04607b

@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_rollout.ipynb #c5858f5e
 from __future__ import annotations
-import asyncio, collections, contextlib, inspect, json, time, typing, warnings
+import asyncio, contextlib, inspect, json, time, typing, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, derive_seed, rng_for, redact, run_sync

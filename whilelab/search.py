@@ -11,12 +11,12 @@ from fastcore.basics import patch
 from .core import AgentSpec, canonical_json, rng_for, run_sync, derive_seed
 from .defaults import SearchOptions, SimOptions, RolloutOptions, ARMS
 from .axes import Axes
-from .cover import coverage, plan_cells, covering_array
+from .cover import coverage, plan_cells, covering_array, missing_pairs
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
 
 # %% auto #0
 __all__ = ['GRID_ARMS', 'MUTABLE', 'clamp_weights', 'update_weights', 'allocate', 'batch_counts', 'TemplateWriter', 'Search',
-           'failed', 'pairs_owed', 'step', 'run', 'pairs_of', 'missing_pairs', 'history_dataset', 'plot_history']
+           'failed', 'pairs_owed', 'step', 'run', 'pairs_of', 'history_dataset', 'plot_history']
 
 # %% ../nbs/03_search.ipynb #39249040
 def _clip_scaled(w: dict, lo: dict, hi: dict) -> dict:
@@ -126,6 +126,7 @@ class Search:
         self.pair_tries = collections.Counter() # pair -> situations that owed it
         self.given_up = {}                      # pair -> the last cell tried for it, and why it was not delivered
         self.cov, self.todo = None, None        # delivered coverage after the last batch, and the pairs owed
+        self.flying = set()                     # owed pairs the situations picked so far this batch will deliver
 
         self.batch, self.quiet, self.stopped = 0, 0, None
         self.spend = Spend(options.rollout)     # a spend limit holds for the whole search, not per batch
@@ -192,8 +193,11 @@ def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
     if arm in GRID_ARMS:
         done, owes = (lambda c: self.deliveries[canonical_json(c)]), (lambda c: self.pairs_owed(c) - self.flying)
         owed = [c for c in self.undelivered() if canonical_json(c) not in taken and (self.todo is None or owes(c))]
-        again = [c for _, c in sorted(enumerate(self.plan_cells), key=lambda ic: (done(ic[1]), ic[0]))]
+        by_use = lambda ic: (done(ic[1]), ic[0])
+        again = [] if len(owed) >= n else [c for _, c in sorted(enumerate(self.plan_cells), key=by_use)]
+
         pool = list({canonical_json(c): c for c in owed + again if canonical_json(c) not in taken}.values())
+
         picks = pool[:n]; taken.update(map(canonical_json, picks))    # owed first; then the plan, least delivered first
         for c in picks: self.attempts[canonical_json(c)] += 1
         if arm == "structured": return [(c, f"b{b}" if done(c) or b else "", None) for c in picks]
@@ -279,8 +283,9 @@ def step(self) -> dict | None:
         fresh_sigs |= {r["signature"] for r in rs if r["signature"] not in self.sigs}
     for r in new:
         self.sigs[r["signature"]] += 1; self.by_signature[r["signature"]].append(r)
-        self.seen_cells.add(canonical_json(delivered_cell(r)))
-        if r["cell"] == delivered_cell(r): self.deliveries[canonical_json(r["cell"])] += 1
+        got = delivered_cell(r)
+        self.seen_cells.add(canonical_json(got))
+        if r["cell"] == got: self.deliveries[canonical_json(r["cell"])] += 1
         else: self.misses[canonical_json(r["cell"])] = miss_reason(r)
     before = dict(self.weights)
     self.weights = update_weights(self.weights, yields, self)
@@ -314,19 +319,9 @@ Search.step, Search.run = step, run
 
 # %% ../nbs/03_search.ipynb #eda6da66
 def pairs_of(cov: xr.Dataset, cell: dict) -> set:
-    "The (axis, value, axis, value) pairs of `cell`, oriented as `cov`'s variables are."
+    "The (axis, value, axis, value) pairs of `cell`, oriented as `cov`'s variables (and `missing_pairs`) are."
     axis_pairs = (n.split("__") for n in cov.data_vars)
     return {(a, str(cell[a]), b, str(cell[b])) for a, b in axis_pairs if a in cell and b in cell}
-
-def missing_pairs(cov: xr.Dataset) -> set:
-    "The pairs `cov` counts zero times that are possible (not forbidden by a constraint)."
-    out = set()
-    for name, da in cov.data_vars.items():
-        a, b = name.split("__")
-        impossible = {tuple(x) for x in json.loads(da.attrs["impossible"])}
-        out |= {(a, str(da[a].values[i]), b, str(da[b].values[j])) for i, j in zip(*np.nonzero(da.values == 0))
-                if (i, j) not in impossible}
-    return out
 
 # %% ../nbs/03_search.ipynb #54676077
 @patch
@@ -335,7 +330,7 @@ def _replan(self: Search,
             owed: list          # the cells the grid arms played this batch
            ):
     "Count the situations that owed a missing pair, give up pairs tried `max_attempts` times, owe a residual array."
-    missing = missing_pairs(cov)
+    missing = set(missing_pairs(cov))
     self.given_up = {p: g for p, g in self.given_up.items() if p in missing}   # reached after all: no longer lost
     for cell in owed:
         for p in pairs_of(cov, cell) & missing:

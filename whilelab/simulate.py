@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_simulate.ipynb #a7aefbbb
 from __future__ import annotations
-import collections, dataclasses, json
+import dataclasses, json
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
@@ -12,7 +12,7 @@ import xarray as xr
 from .core import AgentSpec, stable_hash, canonical_json, shopfront, ungraded_counts
 from .defaults import SimOptions
 from .axes import Axes, default_axes
-from .cover import covering_array, coverage, plot_coverage, plan_cells
+from .cover import covering_array, coverage, plot_coverage, plan_cells, missing_pairs
 from .rollout import situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key, hold_lock, add_usage
 from .models import ScriptedAgent, TemplateUser
 
@@ -59,14 +59,9 @@ class Simulation:
     def undelivered_pairs(self) -> list[dict]:
         "Every pair the plan owes that no row delivered, with the reasons of the undeliverable cells that hold it."
         out = []
-        for name, da in self.coverage.data_vars.items():
-            a, b = name.split("__")
-            impossible = {tuple(x) for x in json.loads(da.attrs["impossible"])}
-            for i, j in zip(*np.nonzero(da.values == 0)):
-                if (i, j) in impossible: continue
-                va, vb = str(da[a].values[i]), str(da[b].values[j])
-                why = sorted({u["reason"] for u in self.undeliverable if u["cell"].get(a) == va and u["cell"].get(b) == vb})
-                out.append({"pair": {a: va, b: vb}, "reasons": why or ["no row holding it delivered its cell"]})
+        for a, va, b, vb in missing_pairs(self.coverage):
+            why = sorted({u["reason"] for u in self.undeliverable if u["cell"].get(a) == va and u["cell"].get(b) == vb})
+            out.append({"pair": {a: va, b: vb}, "reasons": why or ["no row holding it delivered its cell"]})
         return out
 
 # %% ../nbs/13_simulate.ipynb #1c268c5f
