@@ -1,5 +1,6 @@
 """The main job and `whilelab run`, through the installed `whilelab` command, as a user runs them."""
 import json, subprocess
+from pathlib import Path
 import pytest, xarray as xr
 from whilelab.core import shared_data
 
@@ -50,3 +51,78 @@ def test_help_lists_every_option_with_its_reason(tmp_path):
     r = run("run", "--help", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "--k-samples" in r.stdout and "70-97%" in r.stdout          # a reason with a % in it prints as written
+
+
+# ---- real backends named on the command line, through each SDK's own HTTP layer against strict local servers ----
+
+def _real_run(tmp_path, *roles, env_extra=None, key="sk-ant-api03-CLITESTKEYneverwritten000000000000"):
+    import os, sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from wire import Strict, serve, message, chat
+    from whilelab.core import shopfront
+
+    def claude(body):     # the agent: says one helpful line
+        return message([{"type": "text", "text": "I can help with that. Which order is it?"}])
+
+    def compatible(body):  # the person (first turn, then leaves) and the judge, told apart by the judge's rubric
+        said = " ".join(str(m.get("content")) for m in body["messages"])
+        if "LABEL: pass" in said: return chat("LABEL: pass\nREASON: it asked before acting.")
+        people = [m for m in body["messages"] if m["role"] == "assistant"]
+        return chat("I want to cancel my order, please." if not people else "###STOP###")
+
+    spec = shopfront()
+    (tmp_path / "tools.json").write_text(json.dumps([t.to_anthropic() for t in spec.tools]))
+    (tmp_path / "policy.md").write_text(spec.policy)
+    (tmp_path / "once.toml").write_text("k_samples = 1\nn_phrasings = 1\nsearch = false\n")
+    a, o = Strict(claude), Strict(compatible)
+    with serve(a) as url_a, serve(o) as url_o:
+        args = [r.replace("URL", url_o) for r in roles]
+        env = {**os.environ, "ANTHROPIC_BASE_URL": url_a, "ANTHROPIC_API_KEY": key, "WHILELAB_CACHE": "off",
+               **(env_extra or {})}
+        env = {k: v for k, v in env.items() if v is not None}
+        command = ["whilelab", "run", "--tools", "tools.json", "--policy", "policy.md", "--options", "once.toml"]
+        r = subprocess.run([*command, "--out", "real", *args], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=600, env=env)
+    return r, a, o
+
+
+def test_run_names_real_backends_and_reads_keys_from_the_environment(tmp_path):
+    key = "sk-ant-api03-CLITESTKEYneverwritten000000000000"
+    r, a, o = _real_run(tmp_path, "--agent", "claude:claude-sonnet-4-5", "--user", "openai:URL/v1:person-model",
+                        "--judge", "openai:URL/v1:judge-model", key=key)
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(x) for x in (tmp_path / "real" / "rows.jsonl").read_text().splitlines()]
+    assert rows and all(x["agent_family"] == "anthropic" and x["error"] is None for x in rows)
+    judged = [x for x in rows if not any(not y["passed"] and y.get("hard") for y in x["rules"])]   # hard rules first
+
+    assert judged and all(x["judge"]["label"] == "pass" for x in judged)
+    assert all(x["messages"][0]["content"] == "I want to cancel my order, please." for x in rows)
+    assert a.refused == [] and o.refused == [] and len(a.calls) == len(rows)      # one agent turn each; nothing refused
+    assert a.keys == {key} and all(key.encode() not in p.read_bytes() for p in (tmp_path / "real").iterdir())
+    assert key not in r.stdout + r.stderr
+
+
+def test_run_refuses_a_judge_of_the_agents_family_and_a_missing_key(tmp_path):
+    r, a, o = _real_run(tmp_path, "--agent", "claude:claude-sonnet-4-5", "--judge", "claude:claude-haiku-4-5")
+    assert r.returncode == 2 and "model family 'anthropic'" in r.stderr and "--allow-same-family" in r.stderr
+    assert a.calls == [] and "Traceback" not in r.stderr                     # refused before anything was played
+    r, a, o = _real_run(tmp_path, "--agent", "claude:claude-sonnet-4-5", env_extra={"ANTHROPIC_API_KEY": None})
+    assert r.returncode == 2 and "no API key: set ANTHROPIC_API_KEY" in r.stderr
+    r, _, _ = _real_run(tmp_path, "--agent", "gemini:pro")
+    assert r.returncode == 2 and "openai:BASE_URL:MODEL" in r.stderr
+
+
+def test_options_prints_every_default_and_writes_a_file_run_reads(tmp_path):
+    r = run("options", cwd=tmp_path)
+    assert r.returncode == 0 and "WorldOptions:" in r.stdout and "server_timeout_s = 30.0" in r.stdout
+    assert "tau-bench retail's statuses" in r.stdout                   # each field's reason under it
+
+    t = run("options", "--toml", cwd=tmp_path)
+    (tmp_path / "o.toml").write_text(t.stdout.replace("k_samples = 4", "k_samples = 7"))
+    from whilelab.cli import options_from
+    from whilelab.defaults import SimOptions
+    assert options_from(tmp_path / "o.toml") == SimOptions(k_samples=7)
+    (tmp_path / "bad.toml").write_text("[search]\nbatch_situation = 4\n")
+    (tmp_path / "p.md").write_text("Be kind.")
+    r = run("run", "--tools", "t.json", "--policy", "p.md", "--options", "bad.toml", cwd=tmp_path)
+    assert r.returncode == 2 and "bad.toml.search: SearchOptions has no field(s) ['batch_situation']" in r.stderr

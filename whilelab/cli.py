@@ -4,15 +4,17 @@
 
 # %% ../nbs/15_cli.ipynb #2f99aad0
 from __future__ import annotations
-import argparse, json, sys, time
+import argparse, dataclasses, json, re, shlex, sys, time, tomllib
 from pathlib import Path
 from .core import ROW_SCHEMA, AgentSpec, SchemaError
-from .defaults import SimOptions
+from .defaults import SimOptions, GradeOptions
 from .simulate import simulate
 from .rollout import StoreBusy
+from .models import BackendError
 
 # %% auto #0
-__all__ = ['demo', 'run', 'main']
+__all__ = ['ROLES', 'demo', 'options_of', 'options_from', 'options_toml', 'print_options', 'parse_backend', 'backend', 'run',
+           'main']
 
 # %% ../nbs/15_cli.ipynb #a7de9ddf
 def _print_run(sim, out, seconds):
@@ -23,6 +25,10 @@ def _print_run(sim, out, seconds):
           f"{s['situations']} situations played, {sim.options.n_phrasings} phrasings x {sim.options.k_samples} samples each")
     print(f"rollouts: {s['rollouts']} in {seconds:.1f} s, {s['errors']} errors, {s['signatures']} behaviour signatures, "
           f"{s['faults_fired']} faults fired, {s['flawed']} with a labelled flaw")
+    if sim.world != "sandbox":
+        calls = [c for r in sim.rows for c in r["calls"]]
+        print(f"world {sim.world} answered {sum(c.get('by') == sim.world for c in calls)} of {len(calls)} tool calls "
+              "(the rest: the sandbox's refusals, planned faults and writes not sent)")
     print(f"reached the reference end state: {s['reached_reference']:.1%}")
     print(f"delivered pairwise coverage (from faults that fired): {s['delivered_pairs']} = {s['delivered_fraction']:.1%}")
     if s["batches"] is not None:
@@ -39,30 +45,193 @@ def demo(out="demo_run", seed: int = 0, quiet: bool = False):
     if not quiet: _print_run(sim, out, time.perf_counter() - t)
     return sim
 
-# %% ../nbs/15_cli.ipynb #eb9461f5
-def _read_agent(tools_file, policy_file) -> AgentSpec:
-    for f in (tools_file, policy_file):
-        if not Path(f).is_file(): raise FileNotFoundError(f"{f}: no such file. Fix: give the path of your {'tools JSON' if f == tools_file else 'policy text'}")
-    try: tools = json.loads(Path(tools_file).read_text())
-    except json.JSONDecodeError as e: raise ValueError(f"{tools_file}: not JSON ({e.msg} at line {e.lineno}, column {e.colno}). Fix: the file must hold a JSON list of tools") from None
-    if isinstance(tools, dict) and "policy" in tools and "tools" in tools: tools = tools["tools"]
-    try: return AgentSpec(Path(tools_file).stem, tools, Path(policy_file).read_text())
-    except SchemaError as e: raise ValueError(f"{tools_file}: {e}") from None
+# %% ../nbs/15_cli.ipynb #32db8672
+def _nested(f):
+    "The options dataclass a field holds (`SimOptions.rollout` -> `RolloutOptions`), or None for a plain value."
+    if f.default_factory is dataclasses.MISSING: return None
+    value = f.default_factory()
+    return type(value) if dataclasses.is_dataclass(value) else None
 
-def run(tools_file, policy_file, out="run", options: SimOptions | None = None, quiet: bool = False, ray: str | None = None):
-    "Your agent's tools and policy through the offline stand-ins into run folder `out`; `ray`: a cluster address, or 'local'."
-    spec = _read_agent(tools_file, policy_file)
-    executor = None
-    if ray is not None:
-        from whilelab.scale import RayExecutor
-        executor = RayExecutor(None if ray == "local" else ray)
-    t = time.perf_counter()
-    sim = simulate(None, spec.tools, spec.policy, options or SimOptions(), out=out, progress=not quiet, executor=executor)
+def _tuples(v):
+    "Lists as tuples, all the way down (what the options' tuple defaults hold)."
+    return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
+
+def options_of(cls, d: dict, where: str):
+    "`cls` from dict `d`: nested tables for nested options, lists as tuples where the default is one."
+    if not isinstance(d, dict): raise ValueError(f"{where} must be a table of {cls.__name__} fields, got {d!r}")
+    kw = {}
+    for k, v in d.items():
+        f = cls.__dataclass_fields__.get(k)
+        sub = _nested(f) if f else None
+        if sub and v in (None, False) and k == "search": v = None      # TOML has no null: `search = false`
+        elif sub: v = options_of(sub, v, f"{where}.{k}")
+        elif f and isinstance(f.default, tuple) and isinstance(v, list): v = _tuples(v)
+        kw[k] = v
+    try: return cls(**kw)
+    except (TypeError, ValueError) as e: raise ValueError(f"{where}: {e}") from None
+
+# %% ../nbs/15_cli.ipynb #481baa3a
+def options_from(path) -> SimOptions:
+    "`SimOptions` from a JSON or TOML file (by its suffix)."
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file. Fix: `whilelab options --toml > {path.name}` writes one")
+    text = path.read_text()
+    try: d = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
+        kind = "TOML" if path.suffix == ".toml" else "JSON"
+        raise ValueError(f"{path}: not {kind} ({e}). Fix: see `whilelab options --toml`") from None
+    return options_of(SimOptions, d, path.name)
+
+# %% ../nbs/15_cli.ipynb #b3d9d6bb
+def _toml(v) -> str:
+    "A default as a TOML value."
+    if isinstance(v, bool): return str(v).lower()
+    if isinstance(v, (int, float)): return repr(v)
+    if isinstance(v, str): return json.dumps(v)
+    if isinstance(v, dict): return "{" + ", ".join(f"{json.dumps(k)} = {_toml(x)}" for k, x in v.items()) + "}"
+    return "[" + ", ".join(_toml(x) for x in v) + "]"
+
+def _setting(name: str, v) -> str:
+    "One `name = value` line; an unset value (None: no limit) as a comment, since TOML has no null."
+    return f"# {name} = (unset)\n" if v is None else f"{name} = {_toml(v)}\n"
+
+def options_toml(opts=None) -> str:
+    "`opts` (default: every default) as a TOML file `options_from` reads, each field's reason a comment above it."
+    opts, head, tables = opts or SimOptions(), [], []
+    for f in dataclasses.fields(opts):
+        v, why = getattr(opts, f.name), f.metadata.get("why", "")
+        if dataclasses.is_dataclass(v):
+            rows = [f"# {g.metadata.get('why', '')}\n{_setting(g.name, getattr(v, g.name))}"
+                    for g in dataclasses.fields(v)]
+
+            tables.append(f"\n# {why}\n[{f.name}]\n" + "".join(rows))
+        else: head.append(f"# {why}\n{f.name} = {_toml(v) if v is not None else 'false'}\n")
+    return "".join(head) + "".join(tables)
+
+# %% ../nbs/15_cli.ipynb #1c0ecae2
+def print_options():
+    "Every options dataclass, each field's default and its reason."
+    import whilelab.defaults as D
+    for name in D.__all__:
+        cls = getattr(D, name)
+        if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)): continue
+        print(f"{name}: {cls.__doc__}")
+        for f in dataclasses.fields(cls):
+            d = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+            shown = type(d).__name__ if dataclasses.is_dataclass(d) else repr(d)
+            shown = shown[:60] + " ..." if len(shown) > 64 else shown
+            print(f"  {f.name} = {shown}\n      {f.metadata.get('why', '')}")
+        print()
+
+# %% ../nbs/15_cli.ipynb #5d73610e
+ROLES = ("agent", "user", "writer", "judge")
+
+def parse_backend(spec: str) -> tuple:
+    "(provider, base_url, model) from `offline`, `claude:MODEL`, `openai:MODEL` or `openai:BASE_URL:MODEL`."
+    if spec in ("offline", "", None): return ("offline", None, None)
+    provider, _, rest = spec.partition(":")
+    m = re.fullmatch(r"(https?://[^/\s]+(?:/[^:\s]*)?):(.+)", rest) if provider == "openai" else None
+    base, model = (m.group(1), m.group(2)) if m else (None, rest)
+    if provider not in ("claude", "openai") or not model:
+        raise ValueError(f"backend {spec!r} is not one whilelab knows. Fix: offline, claude:MODEL, openai:MODEL or "
+                         "openai:BASE_URL:MODEL (e.g. openai:http://localhost:8000/v1:qwen3)")
+    return provider, base, model
+
+# %% ../nbs/15_cli.ipynb #806c569c
+def backend(spec: str, role: str, policy: str = "", axes=None, seed: int = 0):
+    "The `role` (agent, user, writer or judge) that `spec` names; None for offline (the stand-ins)."
+    from whilelab import models
+    provider, base, model = parse_backend(spec)
+    if provider == "offline": return None
+    kw = {"base_url": base} if provider == "openai" else {}
+    claude = provider == "claude"
+    if role == "judge": return (models.claude_judge if claude else models.openai_judge)(policy, model, **kw)
+    if role == "writer":
+        return (models.ClaudeWriter if claude else models.OpenAIWriter)(axes, model=model, seed=seed, **kw)
+    make = {("agent", "claude"): models.ClaudeAgent, ("agent", "openai"): models.OpenAIAgent,
+            ("user", "claude"): models.ClaudeUser, ("user", "openai"): models.OpenAIUser}[(role, provider)]
+    return make(model, **kw)
+
+# %% ../nbs/15_cli.ipynb #eb9461f5
+def _read_agent(tools_file, policy_file, tools=None) -> AgentSpec:
+    "The agent in `tools_file` (or `tools`, a server's) and `policy_file`, or an error naming the file and the fix."
+    for f in ([tools_file] if tools is None else []) + [policy_file]:
+        if not f or not Path(f).is_file():
+            what = "policy text" if f == policy_file else "tools JSON"
+            raise FileNotFoundError(f"{f}: no such file. Fix: give the path of your {what}")
+    if tools is None:
+        try: tools = json.loads(Path(tools_file).read_text())
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{tools_file}: not JSON ({e.msg} at line {e.lineno}, column {e.colno}). "
+                             "Fix: the file must hold a JSON list of tools") from None
+        if isinstance(tools, dict) and "policy" in tools and "tools" in tools: tools = tools["tools"]
+    try: return AgentSpec(Path(tools_file).stem if tools_file else "agent", tools, Path(policy_file).read_text())
+    except SchemaError as e: raise ValueError(f"{tools_file or 'the server'}: {e}") from None
+
+# %% ../nbs/15_cli.ipynb #98b99a17
+def run(tools_file, policy_file, out="run", options: SimOptions | None = None, quiet: bool = False,
+        ray: str | None = None,     # play on Ray: a cluster address, or 'local'
+        agent: str = "offline",     # the agent under test: offline, claude:MODEL, openai:[BASE_URL:]MODEL
+        user: str = "offline",      # the simulated person, likewise
+        writer: str = "offline",    # the writer of openings for the writer arms, likewise
+        judge: str = "offline",     # the judge (offline: the conduct rules alone), likewise
+        mcp: str | None = None):    # a command starting an MCP server: its tools, and its answers to read-only calls
+    "Your agent's tools and policy, played by the backends named, into run folder `out`."
+    opts, world = options or SimOptions(), None
+    if mcp:
+        from whilelab.worlds import MCPWorld
+        command = shlex.split(mcp)
+        world = MCPWorld(command[0], command[1:])
+    try:
+        spec = _read_agent(tools_file, policy_file, world.tools if world else None)
+        from whilelab.axes import default_axes
+        axes = default_axes(spec.tools, spec.policy)
+        roles = {r: backend(s, r, spec.policy, axes, opts.seed) for r, s in zip(ROLES, (agent, user, writer, judge))}
+        executor = None
+        if ray is not None:
+            from whilelab.scale import RayExecutor
+            executor = RayExecutor(None if ray == "local" else ray)
+        t = time.perf_counter()
+        sim = simulate(roles["agent"], spec.tools, spec.policy, opts, user=roles["user"], writer=roles["writer"],
+                       judge=roles["judge"], axes=axes, out=out, progress=not quiet, executor=executor, world=world)
+    finally:
+        if world is not None: world.close()
     sim.spec.name = spec.name
     if not quiet: _print_run(sim, out, time.perf_counter() - t)
     return sim
 
 # %% ../nbs/15_cli.ipynb #62df52da
+def _run_parser(sub):
+    r = sub.add_parser("run", help="simulate your own agent from its tools and policy, offline or on real models")
+    r.add_argument("--tools", help="JSON file: a list of tool dicts (Anthropic, OpenAI, BFCL or MCP); not with --mcp")
+    r.add_argument("--policy", required=True, help="text file: the agent's policy")
+    r.add_argument("--out", default="run", help="run folder (default: run)")
+    r.add_argument("--options", metavar="FILE", help="a JSON or TOML file of options (`whilelab options --toml` writes "
+                                                     "one); the flags below override it")
+    for role in ROLES:
+        r.add_argument(f"--{role}", default="offline", metavar="BACKEND", help=f"the {role}: offline (default), "
+                       "claude:MODEL, openai:MODEL or openai:BASE_URL:MODEL; keys from the environment")
+    r.add_argument("--allow-same-family", action="store_true",
+                   help="accept a judge of the agent's model family (lenient: Zheng et al. 2023)")
+    r.add_argument("--mcp", metavar="COMMAND",
+                   help="start this MCP server (e.g. 'python -m mcp_server_time'): its tools; read-only calls go to it")
+    r.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="play the rollouts on Ray: 'auto', 'ray://head:10001', or no value for a local instance (needs whilelab[ray])")
+    for name, f in SimOptions.__dataclass_fields__.items():
+        if f.type in ("int", int):   # argparse %-formats help text: a reason quoting '70-97%' must escape its %
+            r.add_argument(f"--{name.replace('_', '-')}", type=int, default=None,
+                           help=f"{f.metadata['why']} (default: {f.default})".replace("%", "%%"))
+
+# %% ../nbs/15_cli.ipynb #c21115bb
+def _run_options(a) -> SimOptions:
+    "The options file, then the flags given on the command line."
+    opts = options_from(a.options) if a.options else SimOptions()
+    flags = {n: getattr(a, n) for n, f in SimOptions.__dataclass_fields__.items()
+             if f.type in ("int", int) and getattr(a, n) is not None}
+    if a.allow_same_family: flags["grade"] = dataclasses.replace(opts.grade, allow_same_family=True)
+    return dataclasses.replace(opts, **flags)
+
 def main(argv=None) -> int:
     "Entry point of the `whilelab` command."
     p = argparse.ArgumentParser(prog="whilelab", description="Turn an agent's tools and policy into evals and training data.")
@@ -70,24 +239,20 @@ def main(argv=None) -> int:
     d = sub.add_parser("demo", help="the main job on the built-in example agent, offline")
     d.add_argument("--out", default="demo_run", help="run folder (default: demo_run)")
     d.add_argument("--seed", type=int, default=0, help="run seed (default: 0)")
-    r = sub.add_parser("run", help="simulate your own agent from a tools JSON and a policy text file, offline")
-    r.add_argument("--tools", required=True, help="JSON file: a list of tool dicts (Anthropic, OpenAI, BFCL or MCP)")
-    r.add_argument("--policy", required=True, help="text file: the agent's policy")
-    r.add_argument("--out", default="run", help="run folder (default: run)")
-    r.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                   help="play the rollouts on Ray: 'auto', 'ray://head:10001', or no value for a local instance (needs whilelab[ray])")
-    for name, f in SimOptions.__dataclass_fields__.items():
-        if f.type in ("int", int):   # argparse %-formats help text: a reason quoting '70-97%' must escape its %
-            r.add_argument(f"--{name.replace('_', '-')}", type=int, default=f.default, help=f"{f.metadata['why']} (default: {f.default})".replace("%", "%%"))
+    _run_parser(sub)
+    o = sub.add_parser("options", help="print every default with its reason")
+    o.add_argument("--toml", action="store_true", help="print the options as a TOML file that `run --options` reads")
     sub.add_parser("schema", help="print the JSON Schema of a rollout row")
     a = p.parse_args(argv)
     try:
         if a.cmd == "demo": demo(a.out, a.seed)
         elif a.cmd == "run":
-            opts = SimOptions(**{n: getattr(a, n) for n, f in SimOptions.__dataclass_fields__.items() if f.type in ("int", int)})
-            run(a.tools, a.policy, a.out, opts, ray=a.ray)
+            if not (a.tools or a.mcp): raise ValueError("no tools given. Fix: --tools tools.json, or --mcp 'COMMAND'")
+            run(a.tools, a.policy, a.out, _run_options(a), ray=a.ray, agent=a.agent, user=a.user, writer=a.writer,
+                judge=a.judge, mcp=a.mcp)
+        elif a.cmd == "options": print(options_toml(), end="") if a.toml else print_options()
         elif a.cmd == "schema": print(json.dumps(ROW_SCHEMA, indent=2))
-    except (ValueError, FileNotFoundError, TypeError, ImportError, StoreBusy) as e:
+    except (ValueError, FileNotFoundError, TypeError, ImportError, StoreBusy, BackendError, RuntimeError) as e:
         print(f"whilelab: {e}", file=sys.stderr); return 2
     except BrokenPipeError:   # `whilelab demo | head`: the reader left; the files are written
         sys.stderr.close()

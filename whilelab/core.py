@@ -127,7 +127,8 @@ def type_schema(tp) -> dict:
     if tp is inspect.Parameter.empty or tp is typing.Any: return {}
     if origin is typing.Annotated:
         s = type_schema(args[0])
-        desc = [a for a in args[1:] if isinstance(a, str)]
+        desc = [a if isinstance(a, str) else a.description for a in args[1:]     # "text", or Field(description=...)
+                if isinstance(a, str) or isinstance(getattr(a, "description", None), str)]
         return {**s, "description": desc[0]} if desc else s
     if origin is typing.Literal:
         vals = list(args)
@@ -380,7 +381,8 @@ ROW_SCHEMA = {
         "markers": {"type": "object", "additionalProperties": {"type": ["number", "null"]}},
         "reward": _num_or_null,
         "calls": {"type": "array", "items": {"type": "object", "required": ["tool", "status"],
-                  "properties": {"tool": {"type": "string"}, "status": {"type": "string"}}}},
+                  "properties": {"tool": {"type": "string"}, "status": {"type": "string"},
+                                 "by": {"type": "string"}}}},      # the world that answered, if not the sandbox
         "reference_hash": {"type": ["string", "null"]},
         "flaw": {"type": ["string", "null"]},
         "usage": {"type": "object", "additionalProperties": {"type": "object", "properties": {

@@ -78,6 +78,26 @@ class WorldOptions:
     placeholders: tuple = _d(("string", "str", "example", "user@example.com", "email@example.com", "john doe", "jane doe", "john", "xxx",
                               "tbd", "n/a", "none", "null", "unknown", "placeholder", "your email", "order id", "user id", "id", "value", "..."),
                              "values models paste when they did not ask the person (seen in tool-use transcripts)")
+    value_pools: tuple = _d((("timezone", ("Europe/Paris", "Asia/Tokyo", "America/Chicago", "Australia/Sydney",
+                                           "Asia/Kolkata")),
+                             ("currency", ("USD", "EUR", "GBP", "JPY", "INR")),
+                             ("country", ("US", "DE", "JP", "BR", "IN")),
+                             ("language", ("en", "de", "ja", "pt", "hi"))),
+                            "fields whose values come from a closed set a schema rarely lists, by a word in the "
+                            "field's name: a real server refuses a value outside it (the MCP time server refuses "
+                            "'blue' as a time zone)")
+    faults: tuple = _d(("timeout", "malformed", "stale", "denied", "rate_limited", "partial", "write_conflict"),
+                       "the tool conditions a world is put in on purpose: the failures tool-use transcripts "
+                       "show (time-outs, cut or garbled bodies, stale reads, permission errors, rate limits, "
+                       "lost-update conflicts)")
+    stop_faults: tuple = _d(("denied",), "faults the careful path does not retry: a permission error does not "
+                                         "go away, so the reference end state is the unchanged one")
+    status_after: tuple = _d((("cancel", "cancelled"), ("return", "return requested"),
+                              ("exchange", "exchange requested"), ("refund", "refunded")),
+                             "the status a write sets, by the verb its tool's name starts with (tau-bench retail's "
+                             "statuses)")
+    server_timeout_s: float = _d(30.0, "how long a world you bring (an MCP server) may take to answer before "
+                                       "the call counts as timed out: a common HTTP client default", lo=0.0)
 
 # %% ../nbs/04_defaults.ipynb #fe8443a9
 @named
@@ -187,6 +207,8 @@ class SimOptions:
     rollout: RolloutOptions = field(default_factory=RolloutOptions, metadata={"why": "how each rollout is played, retried and stored"})
     search: SearchOptions | None = field(default_factory=lambda: SearchOptions(), metadata={"why": "the five-arm search to saturation; None plays the plan once"})
     grade: GradeOptions = field(default_factory=lambda: GradeOptions(), metadata={"why": "hard rules and the judge-family guard used while searching"})
+    world: WorldOptions = field(default_factory=WorldOptions,
+                                metadata={"why": "the sandbox's pools, numbers and fault modes"})
 
 # %% ../nbs/04_defaults.ipynb #6eed52bf
 @named

@@ -137,6 +137,7 @@ def empty_reply(row, ctx):
 
 @conduct_rule
 def end_state(row, ctx):
+    if row.get("reference_hash") is None: return True, "the world shows no state, so there is no end state to check"
     ok = row.get("state_hash_after") == row.get("reference_hash")
     return ok, "the world ended in the reference state" if ok else "the world ended in a different state from the reference"
 
@@ -303,7 +304,8 @@ def check_judge_family(judge, agent_families, opts: GradeOptions | None = None):
     if (opts or GradeOptions()).allow_same_family or fam in UNKNOWN_FAMILIES or fam not in set(agent_families): return
     raise SameFamilyJudge(f"the judge ({getattr(judge, 'name', judge)}) and the agent are both of model family {fam!r}: a model grading "
                           "its own family is lenient (Zheng et al. 2023). Fix: use a judge from another family, or "
-                          "GradeOptions(allow_same_family=True) to accept it knowingly")
+                          "GradeOptions(allow_same_family=True) (`whilelab run --allow-same-family`) to accept it "
+                          "knowingly")
 
 def agent_families(agent, rows) -> list:
     "The agent's model family, from `agent` when given, else from the rows' `agent_family`."

@@ -17,7 +17,7 @@ __all__ = ['FLAWS', 'BOILERPLATE', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS
            'TemplateUser', 'BackendError', 'price_of', 'cost_usd', 'request_key', 'RequestCache', 'request_cache',
            'ClaudeBackend', 'ClaudeAgent', 'person_brief', 'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter',
            'to_openai', 'OpenAIBackend', 'OpenAIAgent', 'run_batch', 'AnthropicBatches', 'OpenAIBatches',
-           'openai_judge', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
+           'openai_judge', 'OpenAIUser', 'OpenAIWriter', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
 
 # %% ../nbs/12_models.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool", "pads_boilerplate")
@@ -855,6 +855,36 @@ def openai_judge(policy: str,
     b = backend or OpenAIBackend(model, **kw)
     return LLMJudge(b.answer, policy, rubric or DEFAULT_RUBRIC, name=f"openai:{b.model}", family=b.family,
                     batch=_batched(b, batch))
+
+# %% ../nbs/12_models.ipynb #34728ac6
+class OpenAIUser:
+    "A simulated person on an OpenAI-compatible endpoint, briefed by the situation."
+    name = "openai-user"
+    def __init__(self, model: str, backend: OpenAIBackend | None = None,
+                 **kw):   # for `OpenAIBackend` (base_url, ...)
+        self.backend = backend or OpenAIBackend(model, **kw)
+        self.family = self.backend.family
+    async def respond(self, messages, ctx):
+        if not messages and ctx.situation.goal.get("opening"): return user_msg(ctx.situation.goal["opening"])
+        b = self.backend
+        request = dict(model=b.model, messages=to_openai(flipped(messages), person_brief(ctx)),
+                       temperature=b.temperature, max_tokens=b.max_tokens)
+        said = b.reply(await b.call("chat", request, ctx.key + ("user", len(messages)), ctx.opts))
+        text, meta = said["text"].strip(), {"usage": said["usage"], "stop_reason": said["stop_reason"]}
+        return person_leaves(meta) if not text or STOP in text else {**user_msg(text), "_meta": meta}
+
+# %% ../nbs/12_models.ipynb #707f543e
+@patch
+async def text(self: OpenAIBackend, system: str, prompt: str, key=()) -> str:
+    "The text of a single-turn reply."
+    return (await self.answer(system, prompt, key))["text"]
+
+class OpenAIWriter(ClaudeWriter):
+    "A situation writer on an OpenAI-compatible endpoint: for a cell, the person's opening message in its own words."
+    name = "openai-writer"
+    def __init__(self, axes, model: str, backend: OpenAIBackend | None = None, seed: int = 0, **kw):
+        super().__init__(axes, backend=backend or OpenAIBackend(model, **kw), seed=seed)
+        self.family = self.backend.family
 
 # %% ../nbs/12_models.ipynb #8fbb4907
 def _render(messages) -> str:

@@ -8,15 +8,15 @@ import asyncio, contextlib, inspect, json, time, typing, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, derive_seed, rng_for, redact, run_sync
-from .defaults import RolloutOptions
-from .world import Sandbox, Schema, _synth, _id_entity
+from .defaults import RolloutOptions, WorldOptions
+from .world import Sandbox, Schema, Faulty, values_in, _synth, _id_entity
 
 # %% auto #0
-__all__ = ['STOP_FAULTS', 'as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_leaves', 'assistant_msg', 'tool_msg',
-           'to_anthropic', 'Ctx', 'as_agent', 'TransientError', 'is_transient', 'retry_after', 'with_retries',
-           'row_key', 'Encoded', 'StoreBusy', 'hold_lock', 'RowStore', 'iter_rows', 'read_rows', 'signature',
-           'add_usage', 'play', 'merged', 'play_all', 'LocalExecutor', 'StoredRows', 'Played', 'Spend', 'arun',
-           'rollouts', 'strip_timings', 'delivered_cell', 'miss_reason']
+__all__ = ['as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_leaves', 'assistant_msg', 'tool_msg',
+           'to_anthropic', 'Ctx', 'as_reply', 'as_agent', 'TransientError', 'is_transient', 'retry_after',
+           'with_retries', 'row_key', 'Encoded', 'StoreBusy', 'hold_lock', 'RowStore', 'iter_rows', 'read_rows',
+           'signature', 'add_usage', 'play', 'merged', 'play_all', 'LocalExecutor', 'StoredRows', 'Played', 'Spend',
+           'arun', 'rollouts', 'strip_timings', 'delivered_cell', 'miss_reason']
 
 # %% ../nbs/05_rollout.ipynb #9ccf7a34
 @dataclass
@@ -31,9 +31,19 @@ class Situation:
     faults: list
     reference_hash: str
     world: Sandbox = field(repr=False, compare=False)
+    plays: object = field(default=None, repr=False, compare=False)   # a world you bring, made ready for this situation
+    _known: frozenset | None = field(default=None, init=False, repr=False, compare=False)
 
-    def sandbox(self) -> Sandbox:
-        "A fresh copy of this situation's world, with its faults planned."
+    def known(self) -> frozenset:
+        "The ids and text values of this situation's records: a real value is never refused as an echo of the schema."
+        if self._known is None: self._known = values_in(self.world.records)
+        return self._known
+
+    def sandbox(self):
+        "A fresh copy of the world this situation plays against, with its faults planned."
+        if self.plays is not None:
+            box = self.world
+            return Faulty(self.plays.fork(), box.schema, self.faults, self.seed, box.options, self.known())
         box = self.world.fork(); box.faults = [box._check_fault(f) for f in self.faults]
         return box
 
@@ -48,10 +58,10 @@ def _known_id(box, entity: str, know: dict, s: dict, rng):
     return [pick] if s.get("type") == "array" else pick
 
 # %% ../nbs/05_rollout.ipynb #993f7990
-STOP_FAULTS = ("denied",)  # faults the careful path does not retry: a permission error does not go away, so the reference end state is the unchanged one
-
 def situation_from_cell(cell: dict, spec: AgentSpec, seed: int = 0, arm: str = "structured", variant: str = "",
-                        situation_id: str | None = None   # rebuild a situation a row names (its id stands for its variant)
+                        situation_id: str | None = None,  # rebuild the situation a row names (its id: its variant)
+                        world=None,                       # a world you bring (default: the schema sandbox alone)
+                        options: WorldOptions | None = None # the sandbox's pools, numbers and fault modes
                        ) -> Situation:
     "The situation for `cell` of `spec`'s plan under run `seed`; a `variant` key makes another situation of the same cell."
     sid = situation_id or "s" + stable_hash(cell, spec.policy_version, seed, arm, *([variant] if variant else []), n=10)
@@ -59,7 +69,7 @@ def situation_from_cell(cell: dict, spec: AgentSpec, seed: int = 0, arm: str = "
     if tool not in {t.name for t in spec.tools}:
         raise ValueError(f"cell {cell} names tool {tool!r}, not a tool of {spec.name!r}. Fix: use one of {[t.name for t in spec.tools]}")
     wseed = derive_seed(seed, "world", sid)
-    box = Sandbox(spec.tools, seed=wseed)
+    box = Sandbox(spec.tools, seed=wseed, options=options, records=world.tables() if hasattr(world, "tables") else None)
     know = box.prepare(cell.get("world", "exists"), tool, rng_for(seed, "prepare", sid))
     t, role = box.schema.tools[tool], box.schema.role[tool]
     details = {}
@@ -71,13 +81,16 @@ def situation_from_cell(cell: dict, spec: AgentSpec, seed: int = 0, arm: str = "
         own = box.records.get(box.schema.owner, {}).get(know.get(f"{box.schema.owner}_id"), {})
         if role["kind"] == "lookup" and p in own: details[p] = own[p]; continue     # finding themselves by name and zip: their own
         details[p] = _synth(p, t.params[p], rng_for(seed, "detail", sid, p), box.options, t.input_schema)
-    ideal = box.fork()
+    plays = None if world is None else world.for_situation(box) if hasattr(world, "for_situation") else world.fork()
+    ideal = box.fork() if plays is None else plays.fork()
     args = {**{p: know[p] for p in t.required if p in know}, **details}
     cond = cell.get("condition", "ok")
-    if role["kind"] == "write" and all(p in args for p in t.required) and cond not in STOP_FAULTS: ideal.call(tool, args)
+    if (role["kind"] == "write" and all(p in args for p in t.required) and cond not in box.options.stop_faults
+            and ideal.state_hash() is not None):    # a world that cannot show its state has no reference end state
+        ideal.call(tool, args)
     faults = [] if cond in (None, "ok") else [{"tool": tool, "fault": cond}]
     return Situation(sid, dict(cell), arm, seed, know, {"tool": tool, "details": details, "kind": role["kind"]},
-                     faults, ideal.state_hash(), box)
+                     faults, ideal.state_hash(), box, plays)
 
 # %% ../nbs/05_rollout.ipynb #14a6bf19
 def user_msg(text: str) -> dict: return {"role": "user", "content": text}
@@ -133,18 +146,44 @@ class Ctx:
     @property
     def key(self) -> tuple: return (self.situation.id, self.phrasing, self.sample)
 
+# %% ../nbs/05_rollout.ipynb #168d0c20
+def as_reply(out, spec: AgentSpec) -> dict:
+    "An assistant turn from what an agent function returned: text, or a message with `content` and `tool_calls`."
+    if isinstance(out, str): return assistant_msg(out)
+    if not isinstance(out, dict):
+        raise TypeError(f"an agent function returned {type(out).__name__}. Fix: return text or "
+                        "{'content': ..., 'tool_calls': [{'id', 'function': {'name', 'arguments'}}]}")
+    calls = [(c.get("id") or f"call_{i}", spec.from_api(c["function"]["name"]),
+              _arguments(c["function"].get("arguments"))) for i, c in enumerate(out.get("tool_calls") or [])]
+    meta = {"_meta": out["_meta"]} if "_meta" in out else {}
+    return {**assistant_msg(out.get("content") or "", calls), **meta}
+
+def _arguments(a):
+    "Tool-call arguments as a dict (a JSON string, as chat APIs send them, is read; text that is not JSON is kept)."
+    if not isinstance(a, str): return a or {}
+    try: return json.loads(a or "{}")
+    except ValueError: return {"_unparsed": a}
+
+# %% ../nbs/05_rollout.ipynb #e9a0bc8c
 class _Wrapped:
+    "A plain function `f(messages, ctx)` or `f(messages, tools)`, sync or async, as an agent."
     def __init__(self, fn, name):
         self.fn, self.name, self.family = fn, name, "custom"
-        self._async = inspect.iscoroutinefunction(fn)
+        self._async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+        try: params = list(inspect.signature(fn).parameters)
+        except (TypeError, ValueError): params = []
+        self._tools = params[1:2] == ["tools"]
     async def respond(self, messages, ctx):
-        return await self.fn(messages, ctx) if self._async else self.fn(messages, ctx)
+        out = self.fn(messages, [t.to_openai() for t in ctx.spec.tools] if self._tools else ctx)
+        if self._async: out = await out
+        return as_reply(out, ctx.spec) if self._tools else out
 
 def as_agent(x, name: str | None = None):
-    "`x` if it has an async `respond`; else a plain callable `f(messages, ctx)` (sync or async) wrapped as one."
+    "`x` if it has an async `respond`; else a plain callable `f(messages, ctx)` or `f(messages, tools)` wrapped as one."
     if hasattr(x, "respond") and inspect.iscoroutinefunction(x.respond): return x
     if callable(x): return _Wrapped(x, name or getattr(x, "__name__", "agent"))
-    raise TypeError(f"an agent must have `async respond(messages, ctx)` or be a callable f(messages, ctx), not {type(x).__name__}")
+    raise TypeError(f"an agent must have `async respond(messages, ctx)` or be a callable f(messages, tools), "
+                    f"not {type(x).__name__}")
 
 as_user = as_agent
 
@@ -305,7 +344,7 @@ class _Record:
 
 # %% ../nbs/05_rollout.ipynb #a23ee6ca
 async def play(ctx: Ctx, agent, user, opts: RolloutOptions, run_id: str) -> dict:
-    "One rollout of `ctx` between `agent`, `user` and the situation's sandbox, as a row."
+    "One rollout of `ctx` between `agent`, `user` and the situation's world, as a row."
     sit, t0, box, rec = ctx.situation, time.perf_counter(), ctx.situation.sandbox(), _Record()
     messages, calls, error = [], [], None
     async def person(turn):
@@ -323,7 +362,8 @@ async def play(ctx: Ctx, agent, user, opts: RolloutOptions, run_id: str) -> dict
             for c in messages[-1].get("tool_calls") or []:
                 name, args = c["function"]["name"], c["function"]["arguments"]
                 res = box.call(name, args)
-                calls.append({"tool": name, "status": res["status"]})
+                if inspect.isawaitable(res): res = await res        # a world that answers over the wire (an MCP server)
+                calls.append({"tool": name, "status": res["status"], **({"by": res["by"]} if res.get("by") else {})})
                 messages.append(tool_msg(c["id"], name, res["payload"]))
             going = messages[-1]["role"] == "tool" or await person(turns)
     except Exception as e:

@@ -104,7 +104,8 @@ class TemplateWriter:
 class Search:
     "The five-arm search over a plan: `step()` plays one batch, `run()` plays to saturation or budget."
     def __init__(self, spec: AgentSpec, agent, user, axes: Axes, plan: xr.Dataset, options: SimOptions,
-                 judge=None, writer=None, store=None, run_id: str = "run", progress: bool = False, executor=None):
+                 judge=None, writer=None, store=None, run_id: str = "run", progress: bool = False, executor=None,
+                 world=None):     # a world you bring (default: the schema sandbox)
         from whilelab.grade import RuleJudge, check_judge_family
         self.spec, self.agent, self.user, self.axes, self.options = spec, agent, user, axes, options
         so = options.search or SearchOptions()
@@ -115,7 +116,7 @@ class Search:
         self.judge = judge or RuleJudge(spec, opts=options.grade)
         check_judge_family(self.judge, [getattr(agent, "family", "") or ""], options.grade)   # refused before anything is played
         self.writer = writer if writer is not None else TemplateWriter(axes, options.seed)
-        self.store, self.run_id, self.progress, self.executor = store, run_id, progress, executor
+        self.store, self.run_id, self.progress, self.executor, self.world = store, run_id, progress, executor, world
         self.plan, self.plan_cells = plan, plan_cells(plan)
         self.cells = self.plan_cells            # the cells owed: the plan, then a covering array over what is missing
         self.per_situation = options.n_phrasings * options.k_samples
@@ -265,7 +266,8 @@ def step(self) -> dict | None:
     plan.sort(key=lambda p: not self.pairs_owed(p[1]))   # coverage first: what delivers a missing pair is played first
     sits = []
     for arm, c, v, opening in plan:
-        sits.append(situation_from_cell(c, self.spec, self.options.seed, arm=arm, variant=v))
+        sits.append(situation_from_cell(c, self.spec, self.options.seed, arm=arm, variant=v, world=self.world,
+                                        options=self.options.world))
         if opening: sits[-1].goal["opening"] = opening   # the writer's words become the person's first message
     ids = {s.id for s in sits}
     new = [r for r in rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings, self.options.k_samples, self.options.seed,

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 from .core import AgentSpec, stable_hash, canonical_json, shopfront, ungraded_counts
-from .defaults import SimOptions
+from .defaults import SimOptions, WorldOptions
 from .axes import Axes, default_axes
 from .cover import covering_array, coverage, plot_coverage, plan_cells, missing_pairs
 from .rollout import situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key, hold_lock, add_usage
@@ -35,6 +35,7 @@ class Simulation:
     history: xr.Dataset | None = None
     stopped: str | None = None
     undeliverable: list = dataclasses.field(default_factory=list)   # plan cells the search gave up on, each with its reason
+    world: str = "sandbox"                                           # what answered the tool calls
 
     @property
     def rewards(self) -> xr.Dataset | None:
@@ -44,6 +45,7 @@ class Simulation:
     def summary(self) -> dict:
         rows = self.rows
         return {"run_id": self.run_id, "agent": self.spec.name, "policy_version": self.spec.policy_version,
+                "world": self.world,
                 "cells": int(self.plan.sizes["cell"]), "situations": len(self.situations), "rollouts": len(rows),
                 "errors": sum(r["error"] is not None for r in rows), "signatures": len({r["signature"] for r in rows}),
                 "faults_fired": sum(len(r["faults"]) for r in rows), "flawed": sum(r.get("flaw") is not None for r in rows),
@@ -100,6 +102,7 @@ def row_options(opts: SimOptions) -> dict:
     "The options that can change a row, as a dict: what a run id hashes, so a run resumes at any concurrency."
     d = dataclasses.asdict(opts)
     for k in NOT_IN_ROWS: d["rollout"].pop(k)
+    if opts.world == WorldOptions(): del d["world"]   # the default world keeps the ids (and the resumes) of older runs
     return d
 
 # %% ../nbs/13_simulate.ipynb #c5cb0701
@@ -114,12 +117,17 @@ def simulate(agent=None,                      # the agent under test (default: t
              writer=None,                     # drafts situations for the writer arms (default: `TemplateWriter`)
              out=None,                        # run folder: rows stream there and a second call resumes
              progress: bool = True,           # show a progress bar
-             executor=None                    # where rollouts play: in this process (default) or `scale.RayExecutor()`
+             executor=None,                   # where rollouts play: in this process (default) or `scale.RayExecutor()`
+             world=None                       # what tool calls play against (default: the schema sandbox): a `World`
             ) -> Simulation:
     "Axes -> covering plan -> five-arm search (or the plan once) -> graded rollouts. Defaults: the example agent, offline stand-ins."
     from whilelab.grade import grade, check_judge_family
     opts = options or SimOptions()
     if not isinstance(opts, SimOptions): raise TypeError(f"options must be a SimOptions, got {type(opts).__name__}. Fix: SimOptions(k_samples=4, ...)")
+    if world is not None and executor is not None:
+        raise ValueError("a world you bring answers in this process. "
+                         "Fix: drop executor=, or world= to play on the cluster")
+    if tools is None and world is not None: tools = getattr(world, "tools", None)   # an MCP server says its own tools
     if tools is None and policy is None: spec = shopfront()
     elif tools is None or policy is None: raise ValueError("give both tools and policy (or neither, for the built-in example). Fix: simulate(agent, tools, policy)")
     else: spec = AgentSpec("agent", tools, policy)
@@ -130,7 +138,8 @@ def simulate(agent=None,                      # the agent under test (default: t
     plan = covering_array(axes, strength=opts.strength, seed=opts.seed)
     run_id = "r" + stable_hash(spec.policy_version, axes.levels, axes.constraints, row_options(opts),
                                getattr(agent, "name", type(agent).__name__), getattr(agent, "sampling", {}),
-                               getattr(user, "name", type(user).__name__), n=10)
+                               getattr(user, "name", type(user).__name__),
+                               *([getattr(world, "name", type(world).__name__)] if world is not None else []), n=10)
     store = None
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
@@ -138,12 +147,14 @@ def simulate(agent=None,                      # the agent under test (default: t
     try:
         if opts.search is not None:
             from whilelab.search import Search
-            s = Search(spec, agent, user, axes, plan, opts, judge=judge, writer=writer, store=store, run_id=run_id, progress=progress, executor=executor)
+            s = Search(spec, agent, user, axes, plan, opts, judge=judge, writer=writer, store=store, run_id=run_id,
+                       progress=progress, executor=executor, world=world)
             s.run()
             rows, situations, history, stopped = sorted(s.rows, key=row_key), s.situations, s.history_dataset(), s.stopped
             undeliverable = s.why_undeliverable()
         else:
-            situations = [situation_from_cell(c, spec, seed=opts.seed) for c in plan_cells(plan)]
+            situations = [situation_from_cell(c, spec, seed=opts.seed, world=world, options=opts.world)
+                          for c in plan_cells(plan)]
             rows = rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples, seed=opts.seed,
                             store=store, opts=opts.rollout, run_id=run_id, progress=progress, executor=executor)
             history, stopped, undeliverable = None, rows.stopped or "plan played", []
@@ -151,7 +162,8 @@ def simulate(agent=None,                      # the agent under test (default: t
     finally:
         if store is not None: store.close()
     cov = coverage([delivered_cell(r) for r in rows], plan)   # pairs the plan proved impossible are not owed
-    sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable)
+    sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
+                     getattr(world, "name", type(world).__name__) if world is not None else "sandbox")
     if out is not None: save(sim, out)
     return sim
 
