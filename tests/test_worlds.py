@@ -158,3 +158,47 @@ def test_the_cli_runs_on_an_mcp_server(tmp_path):
     summary = json.loads((tmp_path / "t" / "summary.json").read_text())
     rows = [json.loads(x) for x in (tmp_path / "t" / "rows.jsonl").read_text().splitlines()]
     assert summary["world"] == "mcp:mcp_server_time" and summary["errors"] == 0 and by(rows)["mcp:mcp_server_time"] > 0
+
+
+@pytest.fixture
+def repo(tmp_path):
+    r = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(r)], check=True)
+    (r / "notes.txt").write_text("first line\n")
+    subprocess.run(["git", "-C", str(r), "add", "notes.txt"], check=True)
+    subprocess.run(["git", "-C", str(r), "-c", "user.name=Mei", "-c", "user.email=mei@example.org", "commit", "-qm",
+                    "Add notes"], check=True)
+    return r
+
+
+def test_the_git_server_reads_a_real_repository_the_person_names(repo):
+    "No schema says which repository: a fact does, and the person gives it; the server's own answers come back."
+    server = ["-m", "mcp_server_git", "--repository", str(repo)]
+    with MCPWorld(sys.executable, server, facts={"repo_path": str(repo)}) as git:
+        assert {"git_status", "git_log"} <= git.read_only and "git_commit" not in git.read_only
+        sim = simulate(None, None, "Help with the user's git repository. Never commit without asking.", ONCE,
+                       world=git, progress=False)
+    results = lambda r: [m for m in r["messages"] if m["role"] == "tool"]
+    sent = [(c, m["content"]) for r in sim.rows for c, m in zip(r["calls"], results(r))
+            if c.get("by") == "mcp:mcp_server_git"]
+    ok = [text for c, text in sent if c["status"] == "ok"]
+    assert sim.summary()["errors"] == 0 and len(ok) > 10
+    assert any("Add notes" in text for text in ok)                           # git_log of the real repository
+    commits = subprocess.run(["git", "-C", str(repo), "log", "--oneline"], capture_output=True, text=True).stdout
+    tried = any(c["tool"] == "git_commit" for r in sim.rows for c in r["calls"])
+    assert tried and commits.count("\n") == 1                                # commits were asked for, none was sent
+
+
+def test_the_cli_passes_facts_to_a_server(repo, tmp_path):
+    (tmp_path / "policy.md").write_text("Help with the user's git repository.")
+    (tmp_path / "once.toml").write_text("k_samples = 1\nn_phrasings = 1\nsearch = false\n")
+    server = f"{sys.executable} -m mcp_server_git --repository {repo}"
+    r = subprocess.run(["whilelab", "run", "--mcp", server, "--fact", f"repo_path={repo}", "--policy", "policy.md",
+                        "--options", "once.toml", "--out", "g"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(x) for x in (tmp_path / "g" / "rows.jsonl").read_text().splitlines()]
+    assert sum(c.get("by") == "mcp:mcp_server_git" and c["status"] == "ok" for x in rows for c in x["calls"]) > 10
+    bad = subprocess.run(["whilelab", "run", "--tools", "t.json", "--fact", "repo_path", "--policy", "policy.md"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 2 and "is not NAME=VALUE" in bad.stderr

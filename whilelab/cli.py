@@ -176,13 +176,14 @@ def run(tools_file, policy_file, out="run", options: SimOptions | None = None, q
         user: str = "offline",      # the simulated person, likewise
         writer: str = "offline",    # the writer of openings for the writer arms, likewise
         judge: str = "offline",     # the judge (offline: the conduct rules alone), likewise
-        mcp: str | None = None):    # a command starting an MCP server: its tools, and its answers to read-only calls
+        mcp: str | None = None,     # a command starting an MCP server: its tools, and its answers to read-only calls
+        facts: dict | None = None): # parameter -> values the person may give that no schema tells (with `mcp`)
     "Your agent's tools and policy, played by the backends named, into run folder `out`."
     opts, world = options or SimOptions(), None
     if mcp:
         from whilelab.worlds import MCPWorld
         command = shlex.split(mcp)
-        world = MCPWorld(command[0], command[1:])
+        world = MCPWorld(command[0], command[1:], facts=facts)
     try:
         spec = _read_agent(tools_file, policy_file, world.tools if world else None)
         from whilelab.axes import default_axes
@@ -216,6 +217,9 @@ def _run_parser(sub):
                    help="accept a judge of the agent's model family (lenient: Zheng et al. 2023)")
     r.add_argument("--mcp", metavar="COMMAND",
                    help="start this MCP server (e.g. 'python -m mcp_server_time'): its tools; read-only calls go to it")
+    r.add_argument("--fact", action="append", default=[], metavar="NAME=VALUE",
+                   help="a value the person may give for parameter NAME that no schema tells (a repository path); "
+                        "repeatable")
     r.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="play the rollouts on Ray: 'auto', 'ray://head:10001', or no value for a local instance (needs whilelab[ray])")
     for name, f in SimOptions.__dataclass_fields__.items():
@@ -224,6 +228,17 @@ def _run_parser(sub):
                            help=f"{f.metadata['why']} (default: {f.default})".replace("%", "%%"))
 
 # %% ../nbs/15_cli.ipynb #c21115bb
+def _facts(given: list, mcp) -> dict:
+    "`--fact NAME=VALUE` flags as parameter -> values."
+    facts = {}
+    for g in given:
+        name, eq, value = g.partition("=")
+        if not eq or not name: raise ValueError(f"--fact {g!r} is not NAME=VALUE. Fix: e.g. --fact repo_path=/srv/repo")
+        facts.setdefault(name.strip(), []).append(value)
+    if facts and not mcp: raise ValueError("--fact tells a server's world what the person knows. Fix: add --mcp")
+
+    return facts
+
 def _run_options(a) -> SimOptions:
     "The options file, then the flags given on the command line."
     opts = options_from(a.options) if a.options else SimOptions()
@@ -249,7 +264,7 @@ def main(argv=None) -> int:
         elif a.cmd == "run":
             if not (a.tools or a.mcp): raise ValueError("no tools given. Fix: --tools tools.json, or --mcp 'COMMAND'")
             run(a.tools, a.policy, a.out, _run_options(a), ray=a.ray, agent=a.agent, user=a.user, writer=a.writer,
-                judge=a.judge, mcp=a.mcp)
+                judge=a.judge, mcp=a.mcp, facts=_facts(a.fact, a.mcp))
         elif a.cmd == "options": print(options_toml(), end="") if a.toml else print_options()
         elif a.cmd == "schema": print(json.dumps(ROW_SCHEMA, indent=2))
     except (ValueError, FileNotFoundError, TypeError, ImportError, StoreBusy, BackendError, RuntimeError) as e:

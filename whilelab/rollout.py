@@ -36,7 +36,10 @@ class Situation:
 
     def known(self) -> frozenset:
         "The ids and text values of this situation's records: a real value is never refused as an echo of the schema."
-        if self._known is None: self._known = values_in(self.world.records)
+        if self._known is None:
+            facts = getattr(self.plays, "facts", None) or {}
+            given = {str(v) for vs in facts.values() for v in (vs if isinstance(vs, (list, tuple)) else [vs])}
+            self._known = values_in(self.world.records) | given
         return self._known
 
     def sandbox(self):
@@ -72,9 +75,12 @@ def situation_from_cell(cell: dict, spec: AgentSpec, seed: int = 0, arm: str = "
     box = Sandbox(spec.tools, seed=wseed, options=options, records=world.tables() if hasattr(world, "tables") else None)
     know = box.prepare(cell.get("world", "exists"), tool, rng_for(seed, "prepare", sid))
     t, role = box.schema.tools[tool], box.schema.role[tool]
-    details = {}
+    details, facts = {}, getattr(world, "facts", None) or {}
     for p in t.required:
         if p in know: continue
+        if p in facts:                           # a value no schema tells (a repository's path): the person knows it
+            given = facts[p] if isinstance(facts[p], (list, tuple)) else [facts[p]]
+            details[p] = given[int(rng_for(seed, "fact", sid, p).integers(len(given)))]; continue
         if _id_entity(p) in box.records:        # another record the request needs (a payment method): the person knows its id
             know[p] = _known_id(box, _id_entity(p), know, t.params[p], rng_for(seed, "detail", sid, p)); continue
         if p.endswith("_id") or p.endswith("_ids"): continue

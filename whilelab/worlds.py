@@ -46,9 +46,10 @@ class FunctionWorld:
                  functions,                  # each `f(state, **arguments)`, named as its tool, typed and documented
                  state,                      # what they work on: a dict of tables (or any JSON-like value they take)
                  tables: dict | None = None, # entity -> key of a table of records by id in `state` (default: found)
+                 facts: dict | None = None,  # parameter -> values a person may give for it, that no schema can guess
                  name: str = "functions"):   # what a row's calls say answered them
         self.functions, self.tools = {f.__name__: f for f in functions}, [tool_of(f) for f in functions]
-        self.state, self.name = state, name
+        self.state, self.name, self.facts = state, name, dict(facts or {})
         self.table_keys = tables_in(state) if tables is None else dict(tables)
     def tables(self) -> dict: return {e: self.state[k] for e, k in self.table_keys.items()}
     def state_hash(self) -> str: return stable_hash(self.state, n=16)
@@ -174,13 +175,14 @@ class MCPWorld:
                  args=(),                      # its arguments, e.g. `["-m", "mcp_server_time"]`
                  writes: bool = False,         # send every call (else tools not marked read-only go to the sandbox)
                  tables: dict | None = None,   # entity -> {id: record} the server holds, so the person knows real ids
+                 facts: dict | None = None,    # parameter -> values a person may give (a path the server serves)
                  env: dict | None = None,      # the server's environment (default: the MCP SDK's safe subset of yours)
                  name: str | None = None,      # what a row's calls say answered them (default: `mcp:<server>`)
                  options: WorldOptions | None = None):   # `server_timeout_s`: how long a call may take
         self.server = _Server(command, args, env, (options or WorldOptions()).server_timeout_s)
         self.tools = self.server.listed
         self.read_only = {t["name"] for t in self.tools if (t.get("annotations") or {}).get("readOnlyHint")}
-        self.writes, self._tables, self.fallback = writes, tables, None
+        self.writes, self._tables, self.fallback, self.facts = writes, tables, None, dict(facts or {})
         self.name = name or "mcp:" + _server_name(command, args)
     def tables(self) -> dict | None: return self._tables
     def close(self): self.server.close()
