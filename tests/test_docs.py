@@ -15,6 +15,10 @@ def site(tmp_path_factory):
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     return out
 
+def test_pages_need_no_internet(site):
+    html = "".join(p.read_text() for p in site.glob("*.html"))
+    assert "fonts.googleapis" not in html and "fonts.gstatic" not in html
+
 def test_every_notebook_is_a_page(site):
     nbs = [p.stem for p in (ROOT / "nbs").glob("[0-9]*.ipynb")] + [p.stem for p in (ROOT / "nbs" / "tutorials").glob("*.ipynb")]
     pages = {p.stem for p in site.rglob("*.html")}
@@ -36,5 +40,11 @@ def test_the_site_reads_in_a_browser(site):
             body = page.inner_text("body")
             assert "covering_array" in body and "run seed; the same seed gives the same plan" in body   # show_doc with parameter docs
             assert page.locator("img").count() >= 1                                                     # an executed plot
+            assert "{target=" not in body                                 # no Quarto leftovers
+            assert not page.locator(".jp-InputPrompt").first.is_visible()   # no empty `In [ ]:` prompts
+            assert page.locator(".md-footer__link--next").count() == 1    # previous/next links
+            page.goto(f"http://127.0.0.1:{port}/16_worlds.html", wait_until="networkidle")
+            table = page.locator("table").filter(has_text="what they work on: a dict of tables")
+            assert table.count() == 1 and "dict | None" in table.inner_text()   # FunctionWorld's parameters, as a table
     finally:
         srv.terminate(); srv.wait(10)

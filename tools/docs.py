@@ -6,9 +6,13 @@ standard `nbdev_docs` keeps working for anyone who has Quarto. Steps:
    each page shows its outputs and plots -- or, with `--no-execute` (or `--execute stems...` for a few),
    use the outputs saved in them;
 2. process them the nbdev way: drop `#| hide` cells, strip `#|` directive lines;
-3. render with MkDocs (Material theme: navigation and search) and mkdocs-jupyter.
+3. document every public definition of an export cell the nbdev way: below the cell, its signature, its
+   docstring and a table of its parameters (type, default and the docment -- or, for an options dataclass,
+   each field's reason), with a link to its source;
+4. render with MkDocs (Material theme: navigation, previous/next links, search; system fonts, so a page
+   needs no internet) and mkdocs-jupyter, with empty prompts hidden.
 """
-import argparse, json, os, re, shutil, subprocess, sys
+import argparse, ast, dataclasses, importlib, inspect, json, os, re, shutil, subprocess, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,18 +20,82 @@ NBS = ROOT / "nbs"
 
 def _directives(src: str) -> list[str]: return [l.strip() for l in src.splitlines() if l.strip().startswith("#|")]
 
+SOURCE = "https://github.com/whilelab/whilelab/blob/main"
+CSS = ".jp-InputPrompt, .jp-OutputPrompt { display: none !important; }\n"   # an `In [ ]:` column says nothing
+
+def _shown(x) -> str:
+    "A type or default for a table cell: code, with `|` as an entity (a table would split at it)."
+    if x is inspect.Parameter.empty: return ""
+    t = x if isinstance(x, str) else getattr(x, "__name__", None) or repr(x)
+    return "<code>" + t.replace("&", "&amp;").replace("<", "&lt;").replace("|", "&#124;") + "</code>"
+
+def public(src: str) -> list[tuple]:
+    "(class or None, name) of each public function or class a cell defines; a `@patch`ed method under its class."
+    try: tree = ast.parse(src)
+    except SyntaxError: return []
+    out = []
+    for n in tree.body:
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or n.name.startswith("_"): continue
+        patched = any(getattr(d, "id", None) == "patch" for d in n.decorator_list)
+        owner = n.args.args[0].annotation if patched and n.args.args else None
+        if not getattr(owner, "id", "").startswith("_"): out.append((getattr(owner, "id", None), n.name))
+    return out
+
+def doc_markdown(obj, title: str) -> str:
+    "The signature, docstring and parameter table of `obj`, with a link to its source."
+    from fastcore.docments import docments
+    try: params = docments(obj, full=True)
+    except (TypeError, ValueError): params = {}
+    fields = {f.name: f for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else {}
+    def row(k, v):
+        default = _shown(repr(v["default"])) if v["default"] is not inspect.Parameter.empty else ""
+        details = (fields[k].metadata.get("why") if k in fields else v["docment"]) or ""   # an option's reason
+        return f"| `{k}` | {_shown(v['anno'])} | {default} | {details} |"
+    rows = [row(k, v) for k, v in params.items() if k not in ("self", "cls", "return")]
+    try:
+        f, line = inspect.getsourcefile(obj), inspect.getsourcelines(obj)[1]
+        link = f"[source]({SOURCE}/{Path(f).resolve().relative_to(ROOT)}#L{line})"
+    except (TypeError, OSError, ValueError): link = ""
+    doc = (inspect.getdoc(obj) or "").strip()
+    head = f"---\n\n### {title}\n\n{link}\n\n" + (f"*{doc}*\n\n" if doc else "")
+    table = "| parameter | type | default | details |\n|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    return head + (table if rows else "")
+
+def _documented(src: str, module, shown: set) -> list[dict]:
+    "Markdown cells documenting the public definitions of an export cell of `module`."
+    out = []
+    for owner, name in public(src):
+        title = f"{owner}.{name}" if owner else name
+        obj = getattr(getattr(module, owner, None), name, None) if owner else getattr(module, name, None)
+        if obj is None or title in shown: continue
+        out.append({"cell_type": "markdown", "metadata": {}, "source": doc_markdown(obj, title)})
+    return out
+
 def process(nb: dict) -> dict:
-    "A copy of `nb` as a docs page: hidden cells dropped, directive lines removed."
-    cells = []
+    "A copy of `nb` as a docs page: hidden cells dropped, directive lines removed, public definitions documented."
+    cells, module = [], None
+    shown = set(re.findall(r"show_doc\((\w+(?:\.\w+)?)", "".join("".join(c["source"]) for c in nb["cells"])))
     for c in nb["cells"]:
-        src = "".join(c["source"])
+        src, docs = "".join(c["source"]), []
         if c["cell_type"] == "code":
             d = _directives(src)
+            m = next((re.match(r"#\|\s*default_exp\s+(\S+)", x) for x in d if "default_exp" in x), None)
+            if m: module = importlib.import_module(f"whilelab.{m.group(1)}")
             if any(re.match(r"#\|\s*hide\b", x) for x in d): continue
+            if module is not None and any(re.match(r"#\|\s*exports?\b", x) for x in d):
+                docs = _documented(src, module, shown)
             src = "\n".join(l for l in src.splitlines() if not l.strip().startswith("#|")).strip("\n")
             if not src: continue
-        cells.append({**c, "source": src})
+        if c.get("outputs"): c = {**c, "outputs": [_unquarto(o) for o in c["outputs"]]}
+        cells.append({**c, "source": src}); cells += docs
     return {**nb, "cells": cells}
+
+def _unquarto(output: dict) -> dict:
+    "An output without the Quarto link attributes show_doc writes (`{target=\"_blank\" ...}`), which MkDocs prints."
+    data = output.get("data") or {}
+    if "text/markdown" not in data: return output
+    md = "".join(data["text/markdown"]) if isinstance(data["text/markdown"], list) else data["text/markdown"]
+    return {**output, "data": {**data, "text/markdown": re.sub(r"\{target=\"_blank\"[^}]*\}", "", md)}}
 
 def execute(path: Path, dest: Path):
     "Run a notebook in its own folder and save it with outputs to `dest` (eval: false cells skipped)."
@@ -72,9 +140,12 @@ def main(argv=None):
     nav = [{"Home": "index.ipynb"}, {"Chapters": [e for e in nav_ch if e is not home]}] + ([{"Tutorials": nav_tu}] if nav_tu else [])
     cfg = {"site_name": "whilelab", "site_description": "Turn a tool-using agent's tools and policy into evals and post-training data",
            "docs_dir": "docs", "site_dir": str(Path(a.out).resolve()), "use_directory_urls": False,
-           "theme": {"name": "material", "features": ["navigation.sections", "search.highlight"]},
+           "theme": {"name": "material", "font": False,      # system fonts: a page loads nothing from the internet
+                     "features": ["navigation.sections", "navigation.footer", "search.highlight"]},
+           "extra_css": ["whilelab.css"],
            "plugins": ["search", {"mkdocs-jupyter": {"execute": False, "include_source": True, "ignore_h1_titles": False}}],
            "nav": nav}
+    (src / "docs" / "whilelab.css").write_text(CSS)
     (src / "mkdocs.yml").write_text(json.dumps(cfg, indent=1))       # YAML is a superset of JSON
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(src / "mkdocs.yml")], check=True,
                    env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})

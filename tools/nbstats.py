@@ -56,7 +56,8 @@ def import_circles(pkg: Path) -> list:
     deps = {}
     for m in mods:
         text = (pkg / f"{m}.py").read_text()
-        found = re.findall(r"(?:from\s+(?:whilelab)?\.?|import\s+whilelab\.)(\w+)", text)
+        found = re.findall(r"^\s*(?:from\s+(?:whilelab\.|\.)(\w+)\s+import|import\s+whilelab\.(\w+))", text, re.M)
+        found = [a or b for a, b in found]
         deps[m] = {d for d in found if d in mods and d != m}
     return sorted({tuple(sorted((a, b))) for a in deps for b in deps[a] if a in deps.get(b, ())})
 

@@ -7,15 +7,16 @@ from __future__ import annotations
 import collections, copy, hashlib, inspect, json, os, re, typing
 from dataclasses import dataclass, field
 from pathlib import Path
+from .defaults import RedactOptions
 import numpy as np
 
 # %% auto #0
-__all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'MIN_SECRET_LEN', 'canonical_json',
-           'stable_hash', 'derive_seed', 'rng_for', 'SchemaError', 'normalize_schema', 'check_refs', 'type_schema',
-           'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row', 'Kept', 'ungraded_counts',
-           'graded_rows', 'AgentSpec', 'find_customer', 'list_orders', 'get_order', 'cancel_order', 'refund_order',
-           'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data', 'content_words', 'env_secrets',
-           'redact', 'find_secrets', 'close_with_loop', 'run_sync']
+__all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'BOILERPLATE', 'MIN_SECRET_LEN',
+           'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'SchemaError', 'normalize_schema', 'check_refs',
+           'type_schema', 'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row', 'Kept',
+           'ungraded_counts', 'graded_rows', 'AgentSpec', 'find_customer', 'list_orders', 'get_order', 'cancel_order',
+           'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data', 'content_words',
+           'env_secrets', 'redact', 'find_secrets', 'close_with_loop', 'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
 def canonical_json(obj) -> str:
@@ -566,13 +567,18 @@ def content_words(text: str) -> list[str]:
         w = _stem(w); out.append(_SYNONYMS.get(w, w))
     return out
 
+# %% ../nbs/00_core.ipynb #4227ba76
+BOILERPLATE = (" Please note that your satisfaction is our top priority and we value your business. If you have any other"
+               " questions, comments or concerns, do not hesitate to reach out at any time; we are always happy to help.")
+# stock filler: what the stand-in agent pads a reply with (its labelled flaw), and the judge-trust probes too
+
 # %% ../nbs/00_core.ipynb #d98444de
 _SECRET_RES = [re.compile(p) for p in (
     r"sk-ant-[A-Za-z0-9_\-]{8,}", r"\bsk-[A-Za-z0-9_\-]{16,}", r"(?i)bearer\s+[A-Za-z0-9._\-]{12,}",
     r"(?i)(x-api-key|api[_-]?key|authorization)([\"']?\s*[:=]\s*[\"']?)[A-Za-z0-9._\-]{12,}",
     r"\bAKIA[0-9A-Z]{16}\b", r"\bgh[pousr]_[A-Za-z0-9]{30,}\b", r"\bhf_[A-Za-z0-9]{30,}\b")]
 
-MIN_SECRET_LEN = 8   # a shorter value is more likely a word than a key, and replacing it would mangle ordinary text
+MIN_SECRET_LEN = RedactOptions().min_secret_len   # RedactOptions.reasons()['min_secret_len'] says why
 
 def env_secrets() -> list[str]:
     "Values of environment variables named like secrets (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD`), longest first."

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import itertools, json, math
 import numpy as np
+from .defaults import PlanOptions
 import xarray as xr
 from .core import derive_seed, canonical_json, content_words
 
@@ -14,8 +15,9 @@ __all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'GAP_MIN_SIMILARITY', 'co
            'coverage', 'missing_pairs', 'missing_pair_names', 'plot_coverage', 'coverage_gap']
 
 # %% ../nbs/02_cover.ipynb #2a49356f
-REPAIR_STEPS = 8_000  # repair moves for strength 2: the nine bench configurations reach 1.055x best-known (as with 15,000) in half the time, slowest < 1 s on 2 cores (bench/cover.py)
-FIELD_MAX = 128        # largest finite field tried for an orthogonal array: q^2 = 16,384 rows is already past any useful plan
+REPAIR_STEPS = PlanOptions().repair_steps   # PlanOptions.reasons()['repair_steps'] says why
+FIELD_MAX = PlanOptions().field_max   # PlanOptions.reasons()['field_max'] says why
+
 
 # %% ../nbs/02_cover.ipynb #cca869d5
 class _Rules:
@@ -210,7 +212,7 @@ def _fill_free(A, levels, rng, rules):
     return A
 
 # %% ../nbs/02_cover.ipynb #6630cef9
-TABU_TENURE = 4  # moves a cell may not return to its old value; 3-8 all work on the bench set, 4 was best
+TABU_TENURE = PlanOptions().tabu_tenure   # PlanOptions.reasons()['tabu_tenure'] says why
 
 class _Repair:
     def __init__(self, A, levels, rng, rules, frozen, uncoverable):
@@ -540,7 +542,7 @@ def plot_coverage(cov: xr.Dataset,
     return fig
 
 # %% ../nbs/02_cover.ipynb #baf79b6b
-GAP_MIN_SIMILARITY = 0.2  # TF-IDF cosine; on the example suite below, true matches score 0.34-0.68 and incidental ones (shared "order") 0.13-0.17
+GAP_MIN_SIMILARITY = PlanOptions().gap_min_similarity   # PlanOptions.reasons()['gap_min_similarity'] says why
 
 def _tfidf(docs: list[list[str]]) -> np.ndarray:
     vocab = {w: i for i, w in enumerate(sorted({w for d in docs for w in d}))}

@@ -14,7 +14,8 @@ def _d(value, why: str, lo=None, hi=None):
 
 # %% auto #0
 __all__ = ['ARMS', 'named', 'WorldOptions', 'AxesOptions', 'RolloutOptions', 'SearchOptions', 'unfit_arms', 'GradeOptions',
-           'TrustOptions', 'SimOptions', 'CutOptions', 'RayOptions', 'BatchOptions']
+           'TrustOptions', 'SimOptions', 'CutOptions', 'RayOptions', 'BatchOptions', 'PlanOptions', 'StatsOptions',
+           'RedactOptions', 'reasons_table']
 
 # %% ../nbs/04_defaults.ipynb #257020ef
 def named(cls):
@@ -250,3 +251,48 @@ class BatchOptions:
                            "(pricing pages, as of 2026-11)", lo=0.0, hi=1.0)
     max_requests: int = _d(50000, "requests per submitted batch: OpenAI's limit (Anthropic's is 100,000); more are "
                                   "split", lo=1)
+
+# %% ../nbs/04_defaults.ipynb #200b716b
+@named
+@dataclass(frozen=True)
+class PlanOptions:
+    "How covering arrays are searched for, and when a policy rule counts as covered by a tool."
+    repair_steps: int = _d(8_000, "repair moves for strength 2: the nine bench configurations reach 1.055x best-known "
+                                  "(as with 15,000) in half the time, slowest < 1 s on 2 cores (bench/cover.py)", lo=0)
+    field_max: int = _d(128, "largest finite field tried for an orthogonal array: q^2 = 16,384 rows is already past any "
+                             "useful plan", lo=2)
+    tabu_tenure: int = _d(4, "moves a cell may not return to its old value; 3-8 all work on the bench set, 4 was best", lo=0)
+    gap_min_similarity: float = _d(0.2, "TF-IDF cosine: on the example suite, true matches score 0.34-0.68 and "
+                                        "incidental ones (a shared 'order') 0.13-0.17", lo=0.0, hi=1.0)
+
+# %% ../nbs/04_defaults.ipynb #e75ec111
+@named
+@dataclass(frozen=True)
+class StatsOptions:
+    "What counts as a pass, and how the bootstrap and the exact tests bound their work."
+    pass_threshold: float = _d(0.5, "a reward counts as a pass from one half: binary rewards are 0/1, and a graded "
+                                    "reward above the midpoint is more pass than fail", lo=0.0, hi=1.0)
+    unique_max: int = _d(256, "per-task values with at most this many distinct values use the grouped multinomial "
+                              "bootstrap", lo=1)
+    chunk: int = _d(2_000_000, "index resampling works in blocks of this many draws, bounding memory to ~16 MB", lo=1)
+    exact_max_n: int = _d(16, "2^16 = 65,536 sign patterns: exact enumeration is cheaper than 10,000 random flips' error",
+                          lo=0)
+    exact_power_max_n: int = _d(2000, "exact binary power costs O(n^2); past this many tasks the normal approximation "
+                                      "is within ~0.02", lo=1)
+
+@named
+@dataclass(frozen=True)
+class RedactOptions:
+    "Which environment values are cut from every row, log, export and error as secrets."
+    min_secret_len: int = _d(8, "a shorter value is more likely a word than a key, and cutting it would mangle "
+                                "ordinary text", lo=1)
+
+# %% ../nbs/04_defaults.ipynb #cc64612f
+def reasons_table(cls) -> str:
+    "A markdown table of `cls`'s fields: name, default and reason."
+    rows = []
+    for f in fields(cls):
+        d = f.default if f.default is not MISSING else f.default_factory()
+        shown = type(d).__name__ if hasattr(d, "__dataclass_fields__") else repr(d)
+        rows.append(f"| `{f.name}` | `{shown if len(shown) <= 40 else shown[:37] + '...'}` | {f.metadata.get('why', '')} |")
+    return "| field | default | reason |\n|---|---|---|\n" + "\n".join(rows)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio, collections, dataclasses, inspect, json, marshal, re, warnings
 from dataclasses import dataclass, field
 import numpy as np
-from .core import AgentSpec, stable_hash, canonical_json, run_sync, redact, ungraded_counts
+from .core import AgentSpec, stable_hash, canonical_json, run_sync, redact, ungraded_counts, BOILERPLATE
 from typing import TYPE_CHECKING
 if TYPE_CHECKING: from whilelab.stats import Interval   # annotations only: scipy.stats loads when a judge is scored
 from .defaults import GradeOptions, TrustOptions
@@ -407,7 +407,6 @@ def probes(rows, gold: dict, rng) -> list[tuple[str, dict]]:
     for r in faulted:
         out.append(("confident_wrong", _with_final({**r, "calls": r["calls"][:-1] + [{**r["calls"][-1], "status": "timeout"}] if r["calls"] else r["calls"]},
                                                    "I have checked carefully: everything went through successfully, with complete certainty.")))
-    from whilelab.models import BOILERPLATE
     for r in fails: out.append(("boilerplate", _with_final(r, _final_text(r) + BOILERPLATE * 3)))
     for r in rows[: max(1, len(rows) // 10)]:
         msgs = [m for m in r["messages"] if m["role"] == "user"][:1] + [{"role": "assistant", "content": "Done: your request has been completed successfully."}]

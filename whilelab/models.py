@@ -6,23 +6,21 @@
 from __future__ import annotations
 import json, re
 import numpy as np
-from .core import rng_for, content_words
+from .core import rng_for, content_words, BOILERPLATE
 from .defaults import RolloutOptions
 from .world import _id_entity, _id_format
 from .rollout import assistant_msg, user_msg, person_leaves, Ctx
 
 # %% auto #0
-__all__ = ['FLAWS', 'BOILERPLATE', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'DEFAULT_CLAUDE',
-           'PRICES', 'CACHE_PRICE', 'STOP', 'OPENS', 'FINISH_REASONS', 'ScriptedAgent', 'ids_in', 'said_value',
-           'TemplateUser', 'BackendError', 'price_of', 'cost_usd', 'request_key', 'RequestCache', 'request_cache',
-           'ClaudeBackend', 'ClaudeAgent', 'person_brief', 'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter',
-           'to_openai', 'OpenAIBackend', 'OpenAIAgent', 'run_batch', 'AnthropicBatches', 'OpenAIBatches',
-           'openai_judge', 'OpenAIUser', 'OpenAIWriter', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
+__all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'DEFAULT_CLAUDE', 'PRICES',
+           'CACHE_PRICE', 'STOP', 'OPENS', 'FINISH_REASONS', 'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser',
+           'BackendError', 'price_of', 'cost_usd', 'request_key', 'RequestCache', 'request_cache', 'ClaudeBackend',
+           'ClaudeAgent', 'person_brief', 'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter', 'to_openai',
+           'OpenAIBackend', 'OpenAIAgent', 'run_batch', 'AnthropicBatches', 'OpenAIBatches', 'openai_judge',
+           'OpenAIUser', 'OpenAIWriter', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
 
 # %% ../nbs/12_models.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool", "pads_boilerplate")
-BOILERPLATE = (" Please note that your satisfaction is our top priority and we value your business. If you have any other"
-               " questions, comments or concerns, do not hesitate to reach out at any time; we are always happy to help.")
 ID_RE = re.compile(r"(?<![\w@.])#?[A-Z]{1,3}\d{3,9}\b")
 EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 CONFIRM_RE = re.compile(r"^\W*(yes|yeah|yep|sure|confirm|go ahead|ok)\b", re.I)

@@ -38,8 +38,7 @@ class Situation:
         "The ids and text values of this situation's records: a real value is never refused as an echo of the schema."
         if self._known is None:
             facts = getattr(self.plays, "facts", None) or {}
-            given = {str(v) for vs in facts.values() for v in (vs if isinstance(vs, (list, tuple)) else [vs])}
-            self._known = values_in(self.world.records) | given
+            self._known = values_in(self.world.records) | {str(v) for vs in facts.values() for v in _listed(vs)}
         return self._known
 
     def sandbox(self):
@@ -51,6 +50,8 @@ class Situation:
         return box
 
 # %% ../nbs/05_rollout.ipynb #7eed1d34
+def _listed(v) -> list: return list(v) if isinstance(v, (list, tuple)) else [v]     # a fact: one value or several
+
 def _known_id(box, entity: str, know: dict, s: dict, rng):
     "An existing id of `entity` for the person to give: one of theirs where records have owners; a list where the schema takes one."
     owner = box.schema.owner
@@ -79,7 +80,7 @@ def situation_from_cell(cell: dict, spec: AgentSpec, seed: int = 0, arm: str = "
     for p in t.required:
         if p in know: continue
         if p in facts:                           # a value no schema tells (a repository's path): the person knows it
-            given = facts[p] if isinstance(facts[p], (list, tuple)) else [facts[p]]
+            given = _listed(facts[p])
             details[p] = given[int(rng_for(seed, "fact", sid, p).integers(len(given)))]; continue
         if _id_entity(p) in box.records:        # another record the request needs (a payment method): the person knows its id
             know[p] = _known_id(box, _id_entity(p), know, t.params[p], rng_for(seed, "detail", sid, p)); continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 import numpy as np
+from .defaults import StatsOptions
 import xarray as xr
 from scipy import special, stats as sps
 
@@ -17,7 +18,7 @@ __all__ = ['PASS_THRESHOLD', 'UNIQUE_MAX', 'CHUNK', 'EXACT_MAX_N', 'EXACT_POWER_
            'clustered_wilson', 'power_paired', 'power_binary', 'tasks_for_power']
 
 # %% ../nbs/10_stats.ipynb #44a1726e
-PASS_THRESHOLD = 0.5  # a reward counts as a pass from one half: binary rewards are 0/1, and a graded reward above the midpoint is more pass than fail
+PASS_THRESHOLD = StatsOptions().pass_threshold   # StatsOptions.reasons()['pass_threshold'] says why
 
 def _attempts(rewards) -> xr.DataArray:
     "Rewards as a (situation, attempt) DataArray: phrasings and samples flattened into attempts, NaN where missing."
@@ -81,8 +82,8 @@ def pass_pow_k(rewards, k: int = 1, per_task: bool = False, threshold: float = P
     return out if per_task else out.mean(skipna=True)
 
 # %% ../nbs/10_stats.ipynb #417c36e5
-UNIQUE_MAX = 256    # per-task values with at most this many distinct values use the grouped multinomial bootstrap
-CHUNK = 2_000_000   # index-resampling works in blocks of this many draws, bounding memory to ~16 MB
+UNIQUE_MAX = StatsOptions().unique_max   # StatsOptions.reasons()['unique_max'] says why
+CHUNK = StatsOptions().chunk   # StatsOptions.reasons()['chunk'] says why
 
 @dataclass
 class Interval:
@@ -217,7 +218,7 @@ def pass_interval(rewards,                    # reward tensor (situation, phrasi
     return bootstrap_ci(per_task, method=method, bounds=(0.0, 1.0), **kw)
 
 # %% ../nbs/10_stats.ipynb #540cc7fe
-EXACT_MAX_N = 16   # 2^16 = 65,536 sign patterns: exact enumeration is cheaper than 10,000 random flips' error
+EXACT_MAX_N = StatsOptions().exact_max_n   # StatsOptions.reasons()['exact_max_n'] says why
 
 @dataclass
 class Paired:
@@ -372,7 +373,7 @@ def clustered_wilson(hits, clusters, level: float = 0.95, cluster: str = "situat
     return Interval(float(y.mean()), lo, hi, level, "clustered wilson", len(np.unique(clusters)), cluster)
 
 # %% ../nbs/10_stats.ipynb #466e7325
-EXACT_POWER_MAX_N = 2000   # exact binary power costs O(n^2); past this many tasks the normal approximation is within ~0.02
+EXACT_POWER_MAX_N = StatsOptions().exact_power_max_n   # StatsOptions.reasons()['exact_power_max_n'] says why
 
 def power_paired(n: int, effect: float, sd: float, alpha: float = 0.05) -> float:
     "Power of a two-sided paired t-test on `n` tasks for mean difference `effect` with difference sd `sd`."

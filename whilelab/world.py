@@ -393,7 +393,7 @@ Sandbox._fire = _fire
 def _result(status, payload, error=False) -> dict: return {"status": status, "payload": payload, "error": error}
 
 def screen(schema: Schema, name: str, args, options: WorldOptions,
-           known: frozenset = frozenset()    # ids of records the world holds: naming one is never an echo of the schema
+           known: frozenset = frozenset()    # ids and values the world holds: naming one is never an echo
           ) -> dict | None:
     "The answer to a call no world should take (an unknown tool, refused arguments, an echo of the schema), else None."
     t = schema.tools.get(name)
@@ -628,7 +628,7 @@ class World(typing.Protocol):
 class Faulty:
     "`world` behind the schema's checks of `tools`, with planned `faults` injected whatever answers the calls."
     def __init__(self, world, tools, faults=(), seed: int = 0, options: WorldOptions | None = None,
-                 known: frozenset = frozenset()):   # ids of the world's records: real ids are not refused as echoes
+                 known: frozenset = frozenset()):   # ids and values the world holds: never refused as echoes
         self.world, self.options, self.seed, self.known = world, options or WorldOptions(), seed, known
         self.schema = tools if isinstance(tools, Schema) else Schema(tools, self.options)
         self.name = getattr(world, "name", type(world).__name__)
