@@ -46,5 +46,8 @@ def test_the_site_reads_in_a_browser(site):
             page.goto(f"http://127.0.0.1:{port}/16_worlds.html", wait_until="networkidle")
             table = page.locator("table").filter(has_text="what they work on: a dict of tables")
             assert table.count() == 1 and "dict | None" in table.inner_text()   # FunctionWorld's parameters, as a table
+            page.goto(f"http://127.0.0.1:{port}/14_widgets.html", wait_until="networkidle")
+            body = page.inner_text("body")
+            assert "VBox(children" not in body and "structured: " in body     # a panel as its snapshot, not its repr
     finally:
         srv.terminate(); srv.wait(10)

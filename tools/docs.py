@@ -86,16 +86,18 @@ def process(nb: dict) -> dict:
                 docs = _documented(src, module, shown)
             src = "\n".join(l for l in src.splitlines() if not l.strip().startswith("#|")).strip("\n")
             if not src: continue
-        if c.get("outputs"): c = {**c, "outputs": [_unquarto(o) for o in c["outputs"]]}
+        if c.get("outputs"): c = {**c, "outputs": [_for_page(o) for o in c["outputs"]]}
         cells.append({**c, "source": src}); cells += docs
     return {**nb, "cells": cells}
 
-def _unquarto(output: dict) -> dict:
-    "An output without the Quarto link attributes show_doc writes (`{target=\"_blank\" ...}`), which MkDocs prints."
-    data = output.get("data") or {}
-    if "text/markdown" not in data: return output
-    md = "".join(data["text/markdown"]) if isinstance(data["text/markdown"], list) else data["text/markdown"]
-    return {**output, "data": {**data, "text/markdown": re.sub(r"\{target=\"_blank\"[^}]*\}", "", md)}}
+def _for_page(output: dict) -> dict:
+    "An output as a static page shows it: a widget as its HTML snapshot, markdown without show_doc's Quarto attributes."
+    data = dict(output.get("data") or {})
+    if "text/html" in data: data.pop("application/vnd.jupyter.widget-view+json", None)   # no kernel draws it here
+    if "text/markdown" in data:
+        md = "".join(data["text/markdown"]) if isinstance(data["text/markdown"], list) else data["text/markdown"]
+        data["text/markdown"] = re.sub(r"\{target=\"_blank\"[^}]*\}", "", md)
+    return {**output, "data": data} if "data" in output else output
 
 def execute(path: Path, dest: Path):
     "Run a notebook in its own folder and save it with outputs to `dest` (eval: false cells skipped)."

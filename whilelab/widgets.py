@@ -13,7 +13,29 @@ from .stats import cohens_kappa, wilson
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['JudgeInspector', 'agreement_line', 'SearchPanel', 'step', 'run', 'pause', 'refresh']
+__all__ = ['snapshot', 'JudgeInspector', 'agreement_line', 'SearchPanel', 'step', 'run', 'pause', 'refresh']
+
+# %% ../nbs/14_widgets.ipynb #8ecf1ac9
+def snapshot(w) -> str:
+    "Static HTML of widget `w` as it stands: boxes laid out, labels and values shown, images inlined."
+    import base64
+    kids = "".join(snapshot(c) for c in getattr(w, "children", ()))
+    if isinstance(w, W.Box):
+        flow = "row" if isinstance(w, W.HBox) else "column"
+        return f"<div style='display:flex;flex-direction:{flow};gap:6px;flex-wrap:wrap'>{kids}</div>"
+    if isinstance(w, W.Image):
+        return f"<img style='max-width:100%' src='data:image/{w.format};base64,{base64.b64encode(w.value).decode()}'>"
+    if isinstance(w, (W.HTML, W.HTMLMath)): return f"<div>{w.value}</div>"
+    if isinstance(w, W.Button): return f"<button disabled>{html.escape(w.description)}</button>"
+    value = getattr(w, "value", None)
+    label = html.escape(getattr(w, "description", "") or "")
+    return f"<span style='font-family:monospace'>{label}{': ' if label else ''}{html.escape(str(value))}</span>"
+
+# %% ../nbs/14_widgets.ipynb #7d07c65f
+def _ipython_display_(self):
+    "The live widget, with its snapshot for where no kernel draws it."
+    from IPython.display import display
+    display({**self.panel._repr_mimebundle_(), "text/html": snapshot(self.panel)}, raw=True)
 
 # %% ../nbs/14_widgets.ipynb #8d416b87
 class JudgeInspector:
@@ -97,10 +119,6 @@ def _show(self, *_):
 
 def _step(self, d):
     self.index.value = int(np.clip(self.index.value + d, 0, self.index.max))
-
-def _ipython_display_(self):
-    from IPython.display import display
-    display(self.panel)
 
 JudgeInspector._refresh, JudgeInspector._show, JudgeInspector._step, JudgeInspector._ipython_display_ = _refresh, _show, _step, _ipython_display_
 
@@ -242,8 +260,4 @@ def refresh(self):
     self.history_img.value = _png(plot_history(s.history_dataset()))
     self.coverage_img.value = _png(plot_coverage(coverage([delivered_cell(r) for r in s.rows], s.plan), "delivered"))
 
-def _search_display(self):
-    from IPython.display import display
-    display(self.panel)
-
-SearchPanel.refresh, SearchPanel._ipython_display_ = refresh, _search_display
+SearchPanel.refresh, SearchPanel._ipython_display_ = refresh, _ipython_display_
