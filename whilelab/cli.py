@@ -38,7 +38,10 @@ def _print_run(sim, out, seconds):
     if s["pass_rate"] is not None: print(f"pass rate (rule judge): {s['pass_rate']:.1%}")
     print(f"\nwrote {out}/: rows.jsonl plan.nc coverage.nc{' history.nc' if sim.history is not None else ''} coverage.png summary.json")
 
-def demo(out="demo_run", seed: int = 0, quiet: bool = False):
+def demo(out="demo_run",      # run folder: rows stream there and a second call resumes
+         seed: int = 0,       # run seed
+         quiet: bool = False  # print nothing, show no progress bar
+        ):
     "The main job: the built-in example through the offline stand-ins into run folder `out`."
     t = time.perf_counter()
     sim = simulate(options=SimOptions(seed=seed), out=out, progress=not quiet)
@@ -139,7 +142,11 @@ def parse_backend(spec: str) -> tuple:
     return provider, base, model
 
 # %% ../nbs/15_cli.ipynb #806c569c
-def backend(spec: str, role: str, policy: str = "", axes=None, seed: int = 0):
+def backend(spec: str,            # offline, claude:MODEL, openai:MODEL or openai:BASE_URL:MODEL
+            role: str,            # agent, user, writer or judge
+            policy: str = "",     # the policy a judge grades against
+            axes=None,            # the axes a writer drafts openings for
+            seed: int = 0):       # run seed (a writer's fallback drafts from it)
     "The `role` (agent, user, writer or judge) that `spec` names; None for offline (the stand-ins)."
     from whilelab import models
     provider, base, model = parse_backend(spec)

@@ -554,7 +554,12 @@ def _tfidf(docs: list[list[str]]) -> np.ndarray:
     return X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
 
 # %% ../nbs/02_cover.ipynb #49436d3f
-def coverage_gap(asks, tools, policy: str, threshold: float = GAP_MIN_SIMILARITY) -> dict:
+def coverage_gap(asks,                                   # an existing suite's prompts (strings)
+                 tools,                                  # the agent's tools, any format
+                 policy: str,                            # its policy text
+                 threshold: float = GAP_MIN_SIMILARITY   # a prompt reaches a tool or clause from this TF-IDF cosine
+                ) -> dict:
+
     "What an existing suite of prompts `asks` never reaches: tools, policy clauses, and inexpressible axis values."
     from whilelab.core import tools as as_tools
     from whilelab.axes import policy_clauses, WORLD_STATES, CONDITIONS

@@ -268,7 +268,11 @@ class PublishRefused(Exception):
     "The publish gate refused; `reasons` lists why."
     def __init__(self, reasons): self.reasons = reasons; super().__init__("refused to publish: " + "; ".join(reasons))
 
-def gate(selections, trust=None, scan=None, accept=()) -> list[str]:
+def gate(selections,          # the cut sets (`cut_sft`, `cut_dpo`, ...)
+         trust=None,          # `judge_trust`'s verdict on the judge that graded the rows
+         scan=None,           # `hack_scan`'s result on the graded rows
+         accept=()            # features the scan flags that you read and accept as legitimate
+        ) -> list[str]:
     "Why `selections` may not be published (empty when they may)."
     reasons = []
     if trust is None: reasons.append("no judge-trust verdict: run whilelab.grade.judge_trust first")
@@ -287,7 +291,12 @@ def gate(selections, trust=None, scan=None, accept=()) -> list[str]:
             if hits: reasons.append(f"{s.kind}: row {r.get('id', r.get('situation_id'))} holds a secret-like string ({len(hits)} match(es))"); break
     return reasons
 
-def publish(selections, out, trust=None, scan=None, accept=()) -> Path:
+def publish(selections,       # the cut sets (`cut_sft`, `cut_dpo`, ...), decontaminated
+            out,              # folder to write them to
+            trust=None,       # `judge_trust`'s verdict on the judge that graded the rows
+            scan=None,        # `hack_scan`'s result on the graded rows
+            accept=()         # features the scan flags that you read and accept as legitimate
+           ) -> Path:
     "Write every selection and a manifest to `out`, or raise `PublishRefused` with the reasons."
     reasons = gate(selections, trust, scan, accept)
     if reasons: raise PublishRefused(reasons)

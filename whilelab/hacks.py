@@ -59,7 +59,11 @@ class HackScan:
 def _centre(x, gi, cnt):
     return x - (np.bincount(gi, x) / cnt)[gi]
 
-def hack_scan(rows, n_shuffles: int = 1000, quantile: float = 0.95, seed: int = 0) -> HackScan:
+def hack_scan(rows,                   # graded rows
+              n_shuffles: int = 1000, # shuffles of the rewards within each task: the floor a real association beats
+              quantile: float = 0.95, # a feature is suspect above this quantile of its shuffled floor
+              seed: int = 0           # seed of the shuffles
+             ) -> HackScan:
     "Which rollout features move graded rewards within tasks beyond a shuffled floor; surface ones that raise it are suspects."
     rows = graded_rows(rows, "hack_scan", fields=("situation_id", "messages"))
     if len(rows) < 10: raise ValueError(f"hack_scan: only {len(rows)} graded rows. Fix: grade at least 10 rows (whilelab.grade.grade)")

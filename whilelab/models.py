@@ -591,9 +591,10 @@ def _batched(b, batch):
     opts = batch if isinstance(batch, BatchOptions) else BatchOptions()
     return lambda system, prompts: b.answer_batch(system, prompts, opts)
 
-def claude_judge(policy: str,
-                 model: str = DEFAULT_CLAUDE,
-                 backend: ClaudeBackend | None = None,
+def claude_judge(policy: str,                    # the policy the judge grades against
+                 model: str = DEFAULT_CLAUDE,     # the Claude model
+                 backend: ClaudeBackend | None = None,   # a backend of your own (its model wins)
+
                  rubric: str | None = None,      # default: `grade.DEFAULT_RUBRIC`
                  batch=False,                     # True or a `BatchOptions`: every label from one batch, half the price
                  **kw):
@@ -842,9 +843,10 @@ async def answer_batch(self: OpenAIBackend, system: str, prompts: list, opts: Ba
     return [g if isinstance(g, BackendError) else self.reply(parse(g), opts.price) for g in map(got.get, keys)]
 
 # %% ../nbs/12_models.ipynb #3c5f1eae
-def openai_judge(policy: str,
-                 model: str,
-                 backend: OpenAIBackend | None = None,
+def openai_judge(policy: str,                    # the policy the judge grades against
+                 model: str,                      # the model, as the endpoint names it
+                 backend: OpenAIBackend | None = None,   # a backend of your own (its model wins)
+
                  rubric: str | None = None,      # default: `grade.DEFAULT_RUBRIC`
                  batch=False,                     # True or a `BatchOptions`: every label from one batch, half the price
                  **kw):                           # for `OpenAIBackend`: base_url, family, ...

@@ -62,7 +62,11 @@ def _known_id(box, entity: str, know: dict, s: dict, rng):
     return [pick] if s.get("type") == "array" else pick
 
 # %% ../nbs/05_rollout.ipynb #993f7990
-def situation_from_cell(cell: dict, spec: AgentSpec, seed: int = 0, arm: str = "structured", variant: str = "",
+def situation_from_cell(cell: dict,                       # a plan cell: axis -> value
+                        spec: AgentSpec,                  # the agent: its tools and policy
+                        seed: int = 0,                    # run seed: the world, the person's knowledge, the details
+                        arm: str = "structured",          # the search arm that proposed it (part of its id)
+                        variant: str = "",                # a key for another situation of the same cell
                         situation_id: str | None = None,  # rebuild the situation a row names (its id: its variant)
                         world=None,                       # a world you bring (default: the schema sandbox alone)
                         options: WorldOptions | None = None # the sandbox's pools, numbers and fault modes
@@ -350,7 +354,12 @@ class _Record:
         return msg
 
 # %% ../nbs/05_rollout.ipynb #a23ee6ca
-async def play(ctx: Ctx, agent, user, opts: RolloutOptions, run_id: str) -> dict:
+async def play(ctx: Ctx,                  # which rollout: the situation, phrasing, sample and seed
+               agent,                     # the agent under test (`respond(messages, ctx)`)
+               user,                      # the simulated person, likewise
+               opts: RolloutOptions,      # turns, retries, and whether a cut reply ends the rollout
+               run_id: str                # the run every row names
+              ) -> dict:
     "One rollout of `ctx` between `agent`, `user` and the situation's world, as a row."
     sit, t0, box, rec = ctx.situation, time.perf_counter(), ctx.situation.sandbox(), _Record()
     messages, calls, error = [], [], None
@@ -466,8 +475,16 @@ class Spend:
         return f"{self} spent{guess}"
 
 # %% ../nbs/05_rollout.ipynb #7f2fc6c5
-async def arun(situations, spec: AgentSpec, agent, user, n_phrasings: int = 1, k_samples: int = 1, seed: int = 0,
-               store: RowStore | str | Path | None = None, opts: RolloutOptions | None = None, run_id: str = "run",
+async def arun(situations,                    # what to play (`situation_from_cell`)
+               spec: AgentSpec,               # the agent: its tools and policy
+               agent,                         # the agent under test
+               user,                          # the simulated person
+               n_phrasings: int = 1,          # wordings of each situation
+               k_samples: int = 1,            # samples of each wording
+               seed: int = 0,                 # run seed
+               store: RowStore | str | Path | None = None,   # rows stream to this JSONL store; a rerun resumes from it
+               opts: RolloutOptions | None = None,           # how rollouts are played, retried and stored
+               run_id: str = "run",           # the run every row names
                progress=True,         # show a progress bar; or a tqdm bar of the caller's to count rows on
                executor=None,         # where rollouts are played: `LocalExecutor()` (default) or `scale.RayExecutor(...)`
                keep: bool = True      # hold the rows and return them sorted; `False` streams them to `store` only

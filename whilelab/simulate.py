@@ -67,7 +67,10 @@ class Simulation:
         return out
 
 # %% ../nbs/13_simulate.ipynb #1c268c5f
-def reward_tensor(rows, situations, options: SimOptions) -> xr.Dataset:
+def reward_tensor(rows,                 # graded rows
+                  situations,           # the situations they played, in the tensor's order
+                  options: SimOptions   # its phrasings and samples size the tensor
+                 ) -> xr.Dataset:
     "Rewards as (situation, phrasing, sample), NaN where missing, with each axis as a coordinate on `situation`."
     ids = [s.id for s in situations]
     pos = {s: i for i, s in enumerate(ids)}

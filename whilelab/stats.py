@@ -70,7 +70,10 @@ def pass_at_k(rewards,                        # reward tensor (situation, phrasi
     out = _per_task(A, v, f"pass@{k}", k)
     return out if per_task else out.mean(skipna=True)
 
-def pass_pow_k(rewards, k: int = 1, per_task: bool = False, threshold: float = PASS_THRESHOLD):
+def pass_pow_k(rewards,                         # rewards by task and sample (NaN where missing), as for `pass_at_k`
+               k: int = 1,                      # attempts that must all pass
+               per_task: bool = False,          # one value per task, not their mean
+               threshold: float = PASS_THRESHOLD):  # rewards at or above this pass
     "Unbiased pass^k (all k attempts pass): per task with `per_task`, else averaged over tasks."
     A, n, c = _n_c(rewards, threshold)
     _check_k(k, n, A)
@@ -249,7 +252,11 @@ def _flip_means(d, B, rng):
     return out
 
 # %% ../nbs/10_stats.ipynb #da2b89e4
-def sign_flip_p(d, n_resamples: int = 10_000, seed: int = 0, exact_max_n: int = EXACT_MAX_N) -> tuple[float, str]:
+def sign_flip_p(d,                              # paired differences, one per task (after minus before)
+                n_resamples: int = 10_000,      # random sign flips when the exact test is too large
+                seed: int = 0,                  # seed of the flips
+                exact_max_n: int = EXACT_MAX_N  # up to this many tasks every sign pattern is enumerated
+               ) -> tuple[float, str]:
     "Two-sided sign-flip permutation p-value for mean(d) = 0, and 'exact' or 'monte carlo'."
     d = np.asarray(d, dtype=float); d = d[~np.isnan(d)]
     n = len(d)
