@@ -56,6 +56,8 @@ def one(job):
         "deliverable": f"{len(owed)}/{len(planned)}",
         "stopped at": len(landed),
         "why": sim.stopped,
+        "signatures at full": len({r["signature"] for r in landed[:at]}),   # what exploring found by then
+        "signatures at stop": len({r["signature"] for r in landed}),
     }
 
 
@@ -88,6 +90,9 @@ def main():
             for s in ("shopfront", "retail", "airline")
         )
     )
+    print("signatures at stop, median per set: " + "; ".join(
+        f"{s} {statistics.median(x['signatures at stop'] for x in rows if x['set'] == s):g}"
+        for s in ("shopfront", "retail", "airline")))
     print(
         f"all: median {statistics.median(ratios):.2f}, max {max(ratios):.2f}; "
         f"targets: every seed <= 1.25 {'met' if max(ratios) <= 1.25 else 'MISSED'}, "

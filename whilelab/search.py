@@ -15,8 +15,9 @@ from .cover import coverage, plan_cells, covering_array, missing_pairs
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
 
 # %% auto #0
-__all__ = ['GRID_ARMS', 'MUTABLE', 'clamp_weights', 'update_weights', 'allocate', 'batch_counts', 'TemplateWriter', 'Search',
-           'failed', 'pairs_owed', 'step', 'run', 'pairs_of', 'history_dataset', 'plot_history']
+__all__ = ['GRID_ARMS', 'MUTABLE', 'EXPLORING_OWED', 'clamp_weights', 'update_weights', 'allocate', 'batch_counts',
+           'TemplateWriter', 'Search', 'failed', 'pairs_owed', 'step', 'run', 'pairs_of', 'history_dataset',
+           'plot_history']
 
 # %% ../nbs/03_search.ipynb #39249040
 def _clip_scaled(w: dict, lo: dict, hi: dict) -> dict:
@@ -204,10 +205,15 @@ def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
         if arm == "structured": return [(c, f"b{b}" if done(c) or b else "", None) for c in picks]
         drafts = run_sync(_gather([self.writer.draft(c, f"{b}-{j}") for j, c in enumerate(picks)]))
         return [(d["cell"], d["variant"], d.get("opening")) for d in drafts]
+    paid = self._owed_for(arm, n, taken, rng) if self.todo and arm in EXPLORING_OWED else []
     if arm == "open_ended":
-        drafts = run_sync(_gather([self.writer.draft(None, f"{b}-{j}") for j in range(n)]))
+        drafts = run_sync(_gather([self.writer.draft(c, f"{b}-{j}") for j, c in enumerate(paid)] +
+                                  [self.writer.draft(None, f"{b}-{j}") for j in range(len(paid), n)]))
         return [(d["cell"], d["variant"], d.get("opening")) for d in drafts]
-    if arm == "behavior_targeted": return [(c, f"rare-b{b}-{j}", None) for j, c in enumerate(self._rarest_cells(n))]
+    if arm == "behavior_targeted":
+        rare = self._rarest_cells(n - len(paid)) if len(paid) < n else []
+        return [(c, f"rare-near-b{b}-{j}", None) for j, c in enumerate(paid)] + \
+               [(c, f"rare-b{b}-{j}", None) for j, c in enumerate(rare, len(paid))]
     fails, out = sorted(self.failures, key=row_key), []
     for j in range(n):
         cell, kind = self._mutation(fails, rng)
@@ -217,18 +223,25 @@ def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
 
 MUTABLE = ("stance", "condition")   # what a failure is retried under: another person, another tool condition
 
+def _allowed(self, cell: dict) -> bool:
+    return not any(all(cell.get(k) == v for k, v in con.items()) for con in self.axes.constraints)
+
+def _steer(self, base: dict, keys, rng) -> tuple[dict, str] | None:
+    "`base` with one of `keys` changed towards the scarcest missing pair no situation carries (None: none gains one)"
+    scarce = collections.Counter((p[0], p[2]) for p in self.todo or ())   # a residual is as long as its scarcest axis pair
+    worth = lambda c: max((scarce[p[0], p[2]] for p in self.pairs_owed(c) - self.flying), default=0)
+    towards = [(worth({**base, k: v}), k, v) for k in keys if k in base for v in self.axes[k].levels
+               if v != base[k] and self._allowed({**base, k: v})]
+    best = max((w for w, _, _ in towards), default=0)
+    if not best: return None
+    _, k, v = [t for t in towards if t[0] == best][int(rng.integers(sum(t[0] == best for t in towards)))]
+    return {**base, k: v}, k
+
 def _mutation(self, fails: list, rng) -> tuple[dict, str]:
     "A failing row's cell with its stance or condition changed: towards a missing pair while one is, else at random."
     base = dict(fails[int(rng.integers(len(fails)))]["cell"])
-    allowed = lambda c: not any(all(c.get(k) == v for k, v in con.items()) for con in self.axes.constraints)
-    scarce = collections.Counter((p[0], p[2]) for p in self.todo or ())   # a residual is as long as its scarcest axis pair
-    worth = lambda c: max((scarce[p[0], p[2]] for p in self.pairs_owed(c) - self.flying), default=0)
-    towards = [(worth({**base, k: v}), k, v) for k in MUTABLE if k in base for v in self.axes[k].levels
-               if v != base[k] and allowed({**base, k: v})]
-    best = max((w for w, _, _ in towards), default=0)
-    if best:
-        _, k, v = [t for t in towards if t[0] == best][int(rng.integers(sum(t[0] == best for t in towards)))]
-        return {**base, k: v}, k
+    allowed = self._allowed
+    if (steered := self._steer(base, MUTABLE, rng)) is not None: return steered
     kind = (*MUTABLE, "draw")[int(rng.integers(3))]
     if kind in base and kind != "draw":
         choices = [v for v in self.axes[kind].levels if v != base[kind]]
@@ -241,7 +254,37 @@ async def _gather(coros):
     return await asyncio.gather(*coros)
 
 Search._available, Search._cells_for, Search._rarest_cells = _available, _cells_for, _rarest_cells
-Search.pairs_owed, Search._mutation = pairs_owed, _mutation
+Search.pairs_owed, Search._mutation, Search._steer, Search._allowed = pairs_owed, _mutation, _steer, _allowed
+
+
+# %% ../nbs/03_search.ipynb #cf0d1db3
+EXPLORING_OWED = ("open_ended", "behavior_targeted")   # explorers that play owed cells while pairs are missing
+
+@patch
+def _vary(self: Search, cell: dict, rng) -> dict:
+    "`cell` with each axis whose pairs are all delivered redrawn at random: exploration that costs the plan nothing."
+    free = dict(cell)
+    for a in [x.name for x in self.axes]:
+        if any(a in (p[0], p[2]) for p in self.pairs_owed(free)): continue
+        choices = [v for v in self.axes[a].levels if self._allowed({**free, a: v})]
+        free[a] = choices[int(rng.integers(len(choices)))]
+    return free
+
+# %% ../nbs/03_search.ipynb #904f21f7
+@patch
+def _owed_for(self: Search, arm: str, n: int, taken: set, rng) -> list[dict]:
+    "Up to `n` owed cells explorer `arm` plays: the least delivered ones varied, or the nearest each rare behaviour."
+    pool = [c for c in self.undelivered() if canonical_json(c) not in taken and self.pairs_owed(c) - self.flying]
+    anchors = self._rarest_cells(n) if arm == "behavior_targeted" else [None] * n
+    out = []
+    for rare in anchors[:len(pool)]:
+        alike = lambda i: sum(pool[i].get(k) == v for k, v in rare.items())
+        near = 0 if rare is None else max(range(len(pool)), key=alike)
+        cell = pool.pop(near)
+        taken.add(canonical_json(cell)); self.attempts[canonical_json(cell)] += 1
+        cell = self._vary(cell, rng) if rare is None else cell
+        self.flying |= self.pairs_owed(cell); out.append(cell)
+    return out
 
 # %% ../nbs/03_search.ipynb #010d6aa3
 def step(self) -> dict | None:
