@@ -4,12 +4,14 @@
 
 # %% ../nbs/16_worlds.ipynb #c39bea86
 from __future__ import annotations
-import asyncio, copy, functools, inspect, json, tempfile, threading, typing
+import asyncio, copy, datetime, decimal, enum, functools, hashlib, inspect, json, tempfile, threading, typing, uuid
+
 from pathlib import Path
 from typing import Annotated
 from pydantic import Field
 from fastcore.basics import patch
-from .core import Tool, canonical_json, stable_hash
+from .core import Tool, canonical_json, redact
+
 from .defaults import WorldOptions
 from .world import _singular
 
@@ -33,6 +35,14 @@ def tool_of(fn) -> Tool:
     return Tool.from_function(tool)
 
 # %% ../nbs/16_worlds.ipynb #8f79e4e8
+def _plain(o):
+    "A value a database holds that JSON lacks, as text that is the same in every copy (a date, a decimal, an id)."
+    if isinstance(o, (set, frozenset)): return sorted(o, key=repr)
+    if isinstance(o, (datetime.date, datetime.time)): return o.isoformat()
+    if isinstance(o, (decimal.Decimal, uuid.UUID)): return str(o)
+    if isinstance(o, enum.Enum): return o.value
+    raise TypeError(f"cannot hash a {type(o).__name__} in the state")
+
 def tables_in(state) -> dict:
     "entity -> key, for each table in `state` (a dict of records by id): `users` -> `user`."
     if not isinstance(state, dict): return {}
@@ -51,8 +61,17 @@ class FunctionWorld:
         self.functions, self.tools = {f.__name__: f for f in functions}, [tool_of(f) for f in functions]
         self.state, self.name, self.facts = state, name, dict(facts or {})
         self.table_keys = tables_in(state) if tables is None else dict(tables)
+        unknown = [k for k in self.table_keys.values() if not isinstance(state, dict) or k not in state]
+        if unknown: raise ValueError(f"tables names {unknown}, not keys of the state. Fix: map entities to keys it has")
+        try: self.state_hash()
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"the state is not JSON-like ({e}). Fix: keep it in dicts, lists, text, numbers") from None
+
+
     def tables(self) -> dict: return {e: self.state[k] for e, k in self.table_keys.items()}
-    def state_hash(self) -> str: return stable_hash(self.state, n=16)
+    def state_hash(self) -> str:
+        text = json.dumps(self.state, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
     def fork(self) -> FunctionWorld:
         new = copy.copy(self); new.state = copy.deepcopy(self.state); return new
 
@@ -65,7 +84,7 @@ def call(self: FunctionWorld, name: str, arguments: dict) -> dict:
         fix = f"use one of {sorted(self.functions)}"
         return _answer("invalid", {"error": f"no implementation of {name!r}", "fix": fix}, self.name)
     try: out = fn(self.state, **arguments)
-    except Exception as e: return _answer("error", {"error": f"{type(e).__name__}: {e}"}, self.name)
+    except Exception as e: return _answer("error", {"error": redact(f"{type(e).__name__}: {e}")}, self.name)
     try: canonical_json(out)
     except (TypeError, ValueError): out = str(out)        # the agent sees text, as a tool-result block carries it
     return _answer("ok", out, self.name)
