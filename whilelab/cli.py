@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse, dataclasses, json, re, shlex, sys, time, tomllib
 from pathlib import Path
 from .core import ROW_SCHEMA, AgentSpec, SchemaError
-from .defaults import SimOptions, GradeOptions
+from .defaults import SimOptions
 from .simulate import simulate
 from .rollout import StoreBusy
 from .models import BackendError
@@ -107,7 +107,6 @@ def options_toml(opts=None) -> str:
         if dataclasses.is_dataclass(v):
             rows = [f"# {g.metadata.get('why', '')}\n{_setting(g.name, getattr(v, g.name))}"
                     for g in dataclasses.fields(v)]
-
             tables.append(f"\n# {why}\n[{f.name}]\n" + "".join(rows))
         else: head.append(f"# {why}\n{f.name} = {_toml(v) if v is not None else 'false'}\n")
     return "".join(head) + "".join(tables)

@@ -594,7 +594,6 @@ def _batched(b, batch):
 def claude_judge(policy: str,                    # the policy the judge grades against
                  model: str = DEFAULT_CLAUDE,     # the Claude model
                  backend: ClaudeBackend | None = None,   # a backend of your own (its model wins)
-
                  rubric: str | None = None,      # default: `grade.DEFAULT_RUBRIC`
                  batch=False,                     # True or a `BatchOptions`: every label from one batch, half the price
                  **kw):
@@ -846,7 +845,6 @@ async def answer_batch(self: OpenAIBackend, system: str, prompts: list, opts: Ba
 def openai_judge(policy: str,                    # the policy the judge grades against
                  model: str,                      # the model, as the endpoint names it
                  backend: OpenAIBackend | None = None,   # a backend of your own (its model wins)
-
                  rubric: str | None = None,      # default: `grade.DEFAULT_RUBRIC`
                  batch=False,                     # True or a `BatchOptions`: every label from one batch, half the price
                  **kw):                           # for `OpenAIBackend`: base_url, family, ...

@@ -197,9 +197,7 @@ def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
         owed = [c for c in self.undelivered() if canonical_json(c) not in taken and (self.todo is None or owes(c))]
         by_use = lambda ic: (done(ic[1]), ic[0])
         again = [] if len(owed) >= n else [c for _, c in sorted(enumerate(self.plan_cells), key=by_use)]
-
         pool = list({canonical_json(c): c for c in owed + again if canonical_json(c) not in taken}.values())
-
         picks = pool[:n]; taken.update(map(canonical_json, picks))    # owed first; then the plan, least delivered first
         for c in picks: self.attempts[canonical_json(c)] += 1
         if arm == "structured": return [(c, f"b{b}" if done(c) or b else "", None) for c in picks]
