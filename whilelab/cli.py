@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse, dataclasses, json, re, shlex, sys, time, tomllib
 from pathlib import Path
 from .core import ROW_SCHEMA, AgentSpec, SchemaError
-from .defaults import SimOptions
+from .defaults import SimOptions, field_defaults
+
 from .simulate import simulate
 from .rollout import StoreBusy
 from .models import BackendError
@@ -119,11 +120,9 @@ def print_options():
         cls = getattr(D, name)
         if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)): continue
         print(f"{name}: {cls.__doc__}")
-        for f in dataclasses.fields(cls):
-            d = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        for name, d, why in field_defaults(cls):
             shown = type(d).__name__ if dataclasses.is_dataclass(d) else repr(d)
-            shown = shown[:60] + " ..." if len(shown) > 64 else shown
-            print(f"  {f.name} = {shown}\n      {f.metadata.get('why', '')}")
+            print(f"  {name} = {shown[:60] + ' ...' if len(shown) > 64 else shown}\n      {why}")
         print()
 
 # %% ../nbs/15_cli.ipynb #5d73610e

@@ -4,7 +4,8 @@
 
 # %% ../nbs/00_core.ipynb #d018efd4
 from __future__ import annotations
-import collections, copy, hashlib, inspect, json, os, re, typing
+import collections, copy, datetime, decimal, enum, hashlib, inspect, json, os, re, typing, uuid
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from .defaults import RedactOptions
@@ -24,10 +25,14 @@ def canonical_json(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default)
 
 def _json_default(o):
+    "Values JSON lacks that a database holds, as text the same in every copy: numpy numbers, sets, dates, ids, enums."
     if isinstance(o, (np.integer,)): return int(o)
     if isinstance(o, (np.floating,)): return float(o)
     if isinstance(o, np.ndarray): return o.tolist()
     if isinstance(o, (set, frozenset)): return sorted(o)
+    if isinstance(o, (datetime.date, datetime.time)): return o.isoformat()
+    if isinstance(o, (decimal.Decimal, uuid.UUID)): return str(o)
+    if isinstance(o, enum.Enum): return o.value
     raise TypeError(f"canonical_json cannot encode a {type(o).__name__}; pass plain JSON values")
 
 # %% ../nbs/00_core.ipynb #823c55f0

@@ -15,7 +15,7 @@ def _d(value, why: str, lo=None, hi=None):
 # %% auto #0
 __all__ = ['ARMS', 'named', 'WorldOptions', 'AxesOptions', 'RolloutOptions', 'SearchOptions', 'unfit_arms', 'GradeOptions',
            'TrustOptions', 'SimOptions', 'CutOptions', 'RayOptions', 'BatchOptions', 'PlanOptions', 'StatsOptions',
-           'RedactOptions', 'reasons_table']
+           'RedactOptions', 'field_defaults', 'reasons_table']
 
 # %% ../nbs/04_defaults.ipynb #257020ef
 def named(cls):
@@ -288,11 +288,16 @@ class RedactOptions:
                                 "ordinary text", lo=1)
 
 # %% ../nbs/04_defaults.ipynb #cc64612f
+def field_defaults(cls) -> list[tuple]:
+    "(name, default, reason) of each field of options dataclass `cls`."
+    return [(f.name, f.default if f.default is not MISSING else f.default_factory(), f.metadata.get("why", ""))
+            for f in fields(cls)]
+
 def reasons_table(cls) -> str:
     "A markdown table of `cls`'s fields: name, default and reason."
     rows = []
-    for f in fields(cls):
-        d = f.default if f.default is not MISSING else f.default_factory()
+    for name, d, why in field_defaults(cls):
         shown = type(d).__name__ if hasattr(d, "__dataclass_fields__") else repr(d)
-        rows.append(f"| `{f.name}` | `{shown if len(shown) <= 40 else shown[:37] + '...'}` | {f.metadata.get('why', '')} |")
+        rows.append(f"| `{name}` | `{shown if len(shown) <= 40 else shown[:37] + '...'}` | {why} |")
+
     return "| field | default | reason |\n|---|---|---|\n" + "\n".join(rows)

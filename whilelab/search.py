@@ -193,8 +193,7 @@ def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
     "(cell, variant, opening) for `n` situations of `arm` this batch; `opening` is a writer's drafted first message, if any."
     b, rng = self.batch, rng_for(self.options.seed, "arm", arm, self.batch)
     if arm in GRID_ARMS:
-        done, owes = (lambda c: self.deliveries[canonical_json(c)]), (lambda c: self.pairs_owed(c) - self.flying)
-        owed = [c for c in self.undelivered() if canonical_json(c) not in taken and (self.todo is None or owes(c))]
+        done, owed = (lambda c: self.deliveries[canonical_json(c)]), self._owed_cells(taken)
         by_use = lambda ic: (done(ic[1]), ic[0])
         again = [] if len(owed) >= n else [c for _, c in sorted(enumerate(self.plan_cells), key=by_use)]
         pool = list({canonical_json(c): c for c in owed + again if canonical_json(c) not in taken}.values())
@@ -238,13 +237,12 @@ def _steer(self, base: dict, keys, rng) -> tuple[dict, str] | None:
 def _mutation(self, fails: list, rng) -> tuple[dict, str]:
     "A failing row's cell with its stance or condition changed: towards a missing pair while one is, else at random."
     base = dict(fails[int(rng.integers(len(fails)))]["cell"])
-    allowed = self._allowed
     if (steered := self._steer(base, MUTABLE, rng)) is not None: return steered
     kind = (*MUTABLE, "draw")[int(rng.integers(3))]
     if kind in base and kind != "draw":
         choices = [v for v in self.axes[kind].levels if v != base[kind]]
         base[kind] = choices[int(rng.integers(len(choices)))]
-        if not allowed(base): kind = "draw"
+        if not self._allowed(base): kind = "draw"
     return (dict(fails[0]["cell"]), "draw") if kind == "draw" else (base, kind)
 
 async def _gather(coros):
@@ -257,6 +255,14 @@ Search.pairs_owed, Search._mutation, Search._steer, Search._allowed = pairs_owed
 
 # %% ../nbs/03_search.ipynb #cf0d1db3
 EXPLORING_OWED = ("open_ended", "behavior_targeted")   # explorers that play owed cells while pairs are missing
+
+@patch
+def _owed_cells(self: Search, taken: set) -> list[dict]:
+    "Owed cells not taken this batch that owe a pair no situation in flight carries (all, before the first grade)."
+
+    owes = lambda c: self.todo is None or self.pairs_owed(c) - self.flying
+    return [c for c in self.undelivered() if canonical_json(c) not in taken and owes(c)]
+
 
 @patch
 def _vary(self: Search, cell: dict, rng) -> dict:
@@ -272,7 +278,7 @@ def _vary(self: Search, cell: dict, rng) -> dict:
 @patch
 def _owed_for(self: Search, arm: str, n: int, taken: set, rng) -> list[dict]:
     "Up to `n` owed cells explorer `arm` plays: the least delivered ones varied, or the nearest each rare behaviour."
-    pool = [c for c in self.undelivered() if canonical_json(c) not in taken and self.pairs_owed(c) - self.flying]
+    pool = self._owed_cells(taken)
     anchors = self._rarest_cells(n) if arm == "behavior_targeted" else [None] * n
     out = []
     for rare in anchors[:len(pool)]:

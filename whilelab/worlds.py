@@ -4,16 +4,16 @@
 
 # %% ../nbs/16_worlds.ipynb #c39bea86
 from __future__ import annotations
-import asyncio, copy, datetime, decimal, enum, functools, hashlib, inspect, json, tempfile, threading, typing, uuid
+import asyncio, copy, inspect, json, tempfile, threading, typing
 
 from pathlib import Path
 from typing import Annotated
 from pydantic import Field
 from fastcore.basics import patch
-from .core import Tool, canonical_json, redact
+from .core import Tool, canonical_json, stable_hash, redact
 
 from .defaults import WorldOptions
-from .world import _singular
+from .world import _singular, _result
 
 # %% auto #0
 __all__ = ['STATE_PARAMS', 'tool_of', 'tables_in', 'FunctionWorld', 'result_of', 'MCPWorld', 'serve_mcp', 'find_user_id_by_email',
@@ -22,27 +22,25 @@ __all__ = ['STATE_PARAMS', 'tool_of', 'tables_in', 'FunctionWorld', 'result_of',
 # %% ../nbs/16_worlds.ipynb #e63bd200
 STATE_PARAMS = ("state", "db", "data", "database")   # what a tool's implementation may call the state it works on
 
+def _served(fn, state):
+    "`fn` bound to `state`, with the signature and annotations of the tool it implements (what the MCP SDK reads)."
+    sig, hints = inspect.signature(fn), typing.get_type_hints(fn, include_extras=True)  # types, not strings
+    def tool(**kw): return fn(state, **kw)
+    tool.__name__, tool.__doc__ = fn.__name__, fn.__doc__
+    params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in list(sig.parameters.values())[1:]]
+    tool.__signature__ = sig.replace(parameters=params, return_annotation=hints.get("return", sig.return_annotation))
+    tool.__annotations__ = {p.name: p.annotation for p in params} | {"return": tool.__signature__.return_annotation}
+    return tool
+
 def tool_of(fn) -> Tool:
     "The tool that `fn(state, ...)` implements: its signature after the state, its docstring."
     params = list(inspect.signature(fn).parameters.values())
     if not params or params[0].name not in STATE_PARAMS:
         raise TypeError(f"{fn.__name__} must take the state first (named one of {STATE_PARAMS}), "
                         f"not {[p.name for p in params]}. Fix: def {fn.__name__}(db, ...)")
-    @functools.wraps(fn)
-    def tool(**kw): return fn(None, **kw)
-    tool.__signature__ = inspect.signature(fn).replace(parameters=params[1:])
-    tool.__annotations__ = {k: v for k, v in fn.__annotations__.items() if k != params[0].name}
-    return Tool.from_function(tool)
+    return Tool.from_function(_served(fn, None))
 
 # %% ../nbs/16_worlds.ipynb #8f79e4e8
-def _plain(o):
-    "A value a database holds that JSON lacks, as text that is the same in every copy (a date, a decimal, an id)."
-    if isinstance(o, (set, frozenset)): return sorted(o, key=repr)
-    if isinstance(o, (datetime.date, datetime.time)): return o.isoformat()
-    if isinstance(o, (decimal.Decimal, uuid.UUID)): return str(o)
-    if isinstance(o, enum.Enum): return o.value
-    raise TypeError(f"cannot hash a {type(o).__name__} in the state")
-
 def tables_in(state) -> dict:
     "entity -> key, for each table in `state` (a dict of records by id): `users` -> `user`."
     if not isinstance(state, dict): return {}
@@ -69,9 +67,7 @@ class FunctionWorld:
 
 
     def tables(self) -> dict: return {e: self.state[k] for e, k in self.table_keys.items()}
-    def state_hash(self) -> str:
-        text = json.dumps(self.state, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+    def state_hash(self) -> str: return stable_hash(self.state, n=16)
     def fork(self) -> FunctionWorld:
         new = copy.copy(self); new.state = copy.deepcopy(self.state); return new
 
@@ -89,8 +85,7 @@ def call(self: FunctionWorld, name: str, arguments: dict) -> dict:
     except (TypeError, ValueError): out = str(out)        # the agent sees text, as a tool-result block carries it
     return _answer("ok", out, self.name)
 
-def _answer(status: str, payload, by: str) -> dict:
-    return {"status": status, "payload": payload, "error": status != "ok", "by": by}
+def _answer(status: str, payload, by: str) -> dict: return {**_result(status, payload, status != "ok"), "by": by}
 
 # %% ../nbs/16_worlds.ipynb #13efaf07
 @patch
@@ -240,16 +235,6 @@ async def _ask(self: MCPWorld, name: str, arguments: dict) -> dict:
         return _answer("timeout", {"error": f"the server did not answer in {self.server.timeout:g} s"}, self.name)
 
 # %% ../nbs/16_worlds.ipynb #f17cd01a
-def _served(fn, state):
-    "`fn` bound to `state`, with the signature and annotations of the tool it implements (what the MCP SDK reads)."
-    sig, hints = inspect.signature(fn), typing.get_type_hints(fn, include_extras=True)  # types, not strings
-    def tool(**kw): return fn(state, **kw)
-    tool.__name__, tool.__doc__ = fn.__name__, fn.__doc__
-    params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in list(sig.parameters.values())[1:]]
-    tool.__signature__ = sig.replace(parameters=params, return_annotation=hints.get("return", sig.return_annotation))
-    tool.__annotations__ = {p.name: p.annotation for p in params} | {"return": tool.__signature__.return_annotation}
-    return tool
-
 def serve_mcp(world: FunctionWorld, name: str = "whilelab"):
     "Serve `world`'s functions over MCP on stdio until the client leaves; tools that read are marked read-only."
     from mcp.server.mcpserver import MCPServer
