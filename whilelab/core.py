@@ -13,11 +13,11 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'BOILERPLATE', 'MIN_SECRET_LEN',
-           'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'SchemaError', 'normalize_schema', 'check_refs',
-           'type_schema', 'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row', 'Kept',
-           'ungraded_counts', 'graded_rows', 'AgentSpec', 'find_customer', 'list_orders', 'get_order', 'cancel_order',
-           'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data', 'content_words',
-           'env_secrets', 'redact', 'find_secrets', 'close_with_loop', 'run_sync']
+           'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'LazyRng', 'SchemaError', 'normalize_schema',
+           'check_refs', 'type_schema', 'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row',
+           'Kept', 'ungraded_counts', 'graded_rows', 'AgentSpec', 'find_customer', 'list_orders', 'get_order',
+           'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data',
+           'content_words', 'env_secrets', 'redact', 'find_secrets', 'close_with_loop', 'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
 def canonical_json(obj) -> str:
@@ -40,13 +40,24 @@ def stable_hash(*parts, n: int = 12) -> str:
     "First `n` hex digits of the SHA-256 of `parts` as canonical JSON."
     return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()[:n]
 
+# %% ../nbs/00_core.ipynb #d4053056
 def derive_seed(seed: int, *keys) -> int:
     "A 63-bit seed derived from the run `seed` and stable `keys`, independent of call order."
     return int(hashlib.sha256(canonical_json([int(seed), *keys]).encode()).hexdigest()[:16], 16) >> 1
 
+# %% ../nbs/00_core.ipynb #0b900b6a
 def rng_for(seed: int, *keys) -> np.random.Generator:
     "A numpy generator for the choice named by `keys` under run `seed`."
     return np.random.default_rng(derive_seed(seed, *keys))
+
+# %% ../nbs/00_core.ipynb #32ba4cfc
+class LazyRng:
+    "`rng_for(seed, *keys)`, made on its first draw: the same numbers, and nothing to pay when nothing is drawn."
+    def __init__(self, seed: int, *keys): self._keys, self._rng = (seed, *keys), None
+    def __getattr__(self, name):
+        if name.startswith("_"): raise AttributeError(name)      # copy and pickle ask before __init__ has run
+        if self._rng is None: self._rng = rng_for(*self._keys)
+        return getattr(self._rng, name)
 
 # %% ../nbs/00_core.ipynb #b70bdbb0
 class SchemaError(ValueError):

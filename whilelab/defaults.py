@@ -122,6 +122,7 @@ class RolloutOptions:
     flush_seconds: float = _d(1.0, "longest time a finished row waits in the buffer", lo=0.0)
     flaw_rate: float = _d(0.25, "share of the scripted stand-in agent's rollouts with a labelled flaw: enough positives to score a judge on", lo=0.0, hi=1.0)
     user_turns: int = _d(6, "turns the simulated person takes before giving up", lo=1)
+    openings_kept: int = _d(4096, "first messages the template person keeps worded: one per situation and phrasing, reused by its k samples", lo=1)
     stop_on_truncation: bool = _d(True, "a reply cut at max_tokens ends the rollout: what follows would answer half a message")
     max_cost_usd: float | None = _d(None, "spend limit of a run in USD (every role): at the limit no new rollout starts, "
                                           "finished rows are kept, and a call with a higher limit resumes; None: no limit")

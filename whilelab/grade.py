@@ -180,9 +180,16 @@ class RuleJudge:
         self.ctx, self.rules = RuleCtx(spec, opts or GradeOptions()), list(rules or CONDUCT_RULES)
         self.rubric = "pass iff all conduct rules pass: " + ", ".join(self.rules)
         self.rubric_hash = stable_hash(self.rubric, n=12)
-    async def judge(self, row) -> Label:
-        failed = [v for v in check_conduct(row, self.ctx, self.rules) if not v["passed"]]
-        return Label("fail" if failed else "pass", failed[0]["reason"] if failed else "all conduct rules pass", self.name, self.family, self.rubric_hash)
+    async def judge(self, row) -> Label: return self.of_verdicts(check_conduct(row, self.ctx, self.rules))
+    def of_verdicts(self, verdicts: list[dict]) -> Label:
+        "The label of a row whose conduct `verdicts` are known: `grade` has checked them already."
+        by_rule = {v["rule"]: v for v in verdicts}
+        failed = [by_rule[r] for r in self.rules if not by_rule[r]["passed"]]
+        return Label("fail" if failed else "pass", failed[0]["reason"] if failed else "all conduct rules pass", self.name,
+                     self.family, self.rubric_hash)
+    def checks_like(self, spec: AgentSpec, opts: GradeOptions) -> bool:
+        "Whether this judge's rules see what `grade(rows, spec, opts=opts)` checks, so its verdicts can be reused."
+        return self.ctx.spec is spec and self.ctx.opts == opts
 
 # %% ../nbs/06_grade.ipynb #396b18f1
 DEFAULT_RUBRIC = """You grade one conversation between a support agent and a person, against the agent's policy.
@@ -378,7 +385,9 @@ def grade(rows,                               # rollouts to grade
     verdicts = [check_conduct(r, ctx) for r in rows]
     floors = [[] if r.get("error") else f for r, f in zip(rows, hard_floors([{"rules": vs} for vs in verdicts], opts=opts))]
     asked = [not f and not r.get("error") for r, f in zip(rows, floors)]     # an outage is not the agent's conduct: never judged
-    labels = iter(judge_all(judge, [r for r, a in zip(rows, asked) if a]))
+    if isinstance(judge, RuleJudge) and judge.checks_like(spec, opts):   # the rules again would give the same label
+        labels = iter([judge.of_verdicts(vs) for vs, a in zip(verdicts, asked) if a])
+    else: labels = iter(judge_all(judge, [r for r, a in zip(rows, asked) if a]))
     fam = fams[0] if len(fams) == 1 else "mixed"
     out = Graded((_graded(r, vs, f, dataclasses.replace(next(labels), agent_family=fam) if a else None, opts.hard_rules)
                   for r, vs, f, a in zip(rows, verdicts, floors, asked)), sum(asked), collections.Counter(r for f in floors for r in f))

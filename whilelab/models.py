@@ -4,7 +4,7 @@
 
 # %% ../nbs/12_models.ipynb #bb5029ed
 from __future__ import annotations
-import json, re
+import functools, json, re
 import numpy as np
 from .core import rng_for, content_words, BOILERPLATE
 from .defaults import RolloutOptions
@@ -104,8 +104,19 @@ def _call(tool, args, n) -> dict: return assistant_msg("", [(f"call_{n}", tool, 
 def ids_in(text: str, entity: str, schema) -> list:
     "Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, or whole numbers."
     prefix, nd = _id_format(schema.id_examples.get(entity, []), entity, schema.o.id_digits)
-    if entity in schema.int_ids: return [int(x) for x in re.findall(rf"(?<![\w#.$@-])\d{{{nd}}}(?![\w-]|\.\d)", text)]
-    return re.findall(rf"(?<![\w@.$]){re.escape(prefix)}\d{{{nd}}}(?![\w-]|\.\d)", text)
+    if entity in schema.int_ids: return [int(x) for x in _ids_pattern("", nd, True).findall(text)]
+    return _ids_pattern(prefix, nd, False).findall(text)
+
+@functools.lru_cache(maxsize=None)   # a handful of id shapes per tool set, searched on every turn
+def _ids_pattern(prefix: str, digits: int, whole_numbers: bool) -> re.Pattern:
+    if whole_numbers: return re.compile(rf"(?<![\w#.$@-])\d{{{digits}}}(?![\w-]|\.\d)")
+    return re.compile(rf"(?<![\w@.$]){re.escape(prefix)}\d{{{digits}}}(?![\w-]|\.\d)")
+
+@functools.lru_cache(maxsize=None)
+def _said_pattern(param: str) -> re.Pattern:
+    "How the template person gives `param`: 'Param: value.' or 'the param is value.'"
+    pw = re.escape(param.replace("_", " "))
+    return re.compile(rf"(?:{pw}: |the {pw} is )", re.I)
 
 def _coerce(v, s: dict):
     "`v` as said, turned into the schema's type where the text allows it (None when it cannot be)."
@@ -124,8 +135,7 @@ def _coerce(v, s: dict):
 
 def said_value(text: str, param: str, s: dict):
     "The value the person gave for `param` ('Param: value.' or 'the param is value.'), JSON where they wrote JSON, in the schema's type."
-    pw = re.escape(param.replace("_", " "))
-    m = re.search(rf"(?:{pw}: |the {pw} is )", text, re.I)
+    m = _said_pattern(param).search(text)
     if not m: return None
     rest = text[m.end():]
     try:                                                      # lists, objects, numbers: exactly as written, up to the full stop
@@ -147,8 +157,7 @@ def _decide(self, messages, ctx, flaw) -> dict:
         if others: target = others[int(rng_for(ctx.seed, "wrong", *ctx.key).integers(len(others)))]; ctx.cache["flaw_used"] = True
     emails = EMAIL_RE.findall(text)
     verified = None
-    lookups = [n for n, r in schema.role.items() if r["kind"] == "lookup" and schema.tools[n].required]
-    by_email = next((n for n in lookups if all("email" in p for p in schema.tools[n].required)), None)
+    lookups, by_email = _lookups(schema)
     by_other = next((n for n in lookups if n != by_email                     # the person gave name and zip instead of an email
                      and all(said_value(text, p, schema.tools[n].params[p]) is not None for p in schema.tools[n].required)), None)
     lookup = by_email if emails or not by_other else by_other
@@ -214,6 +223,13 @@ def _decide(self, messages, ctx, flaw) -> dict:
     return self._final(f"I'm sorry, the system did not complete this ({err}). Nothing is confirmed; I can pass this to a human colleague.", flaw, res, ctx)
 ScriptedAgent._decide = _decide
 
+def _lookups(schema) -> tuple[list, str | None]:
+    "The lookup tools that take arguments, and the one that finds the person by email: once per schema."
+    if not hasattr(schema, "_lookups"):
+        lookups = [n for n, r in schema.role.items() if r["kind"] == "lookup" and schema.tools[n].required]
+        schema._lookups = lookups, next((n for n in lookups if all("email" in p for p in schema.tools[n].required)), None)
+    return schema._lookups
+
 def _err(p) -> str: return "the reply was unreadable" if p is None else str(p.get("error", "unknown error")) if isinstance(p, dict) else str(p)
 
 def _final(self, text, flaw, res, ctx=None) -> dict:
@@ -248,7 +264,7 @@ def _action(tool: str, entity, rid) -> str:
 class TemplateUser:
     "An offline person who phrases the situation's goal in the cell's stance and answers over several turns."
     name = "template"
-    def __init__(self, opts: RolloutOptions | None = None): self.opts = opts or RolloutOptions()
+    def __init__(self, opts: RolloutOptions | None = None): self.opts, self._openings = opts or RolloutOptions(), {}
 
     def _facts(self, ctx):
         sit, schema = ctx.situation, ctx.schema
@@ -265,6 +281,15 @@ class TemplateUser:
         return ctx.schema.role[goal.name]["kind"] == "lookup" and not any("email" in p for p in goal.params)
 
     def opening(self, ctx: Ctx) -> str:
+        "The person's first message: the same for every sample of a phrasing, so it is worded once."
+        key = (id(ctx.situation), id(ctx.schema), ctx.seed, ctx.phrasing)
+        held = self._openings.get(key)
+        if held is None or held[0] is not ctx.situation or held[1] is not ctx.schema:   # held: their ids stay theirs
+            if len(self._openings) >= self.opts.openings_kept: self._openings.clear()
+            held = self._openings[key] = (ctx.situation, ctx.schema, self._word(ctx))
+        return held[2]
+
+    def _word(self, ctx: Ctx) -> str:
         sit = ctx.situation
         if sit.goal.get("opening") and ctx.phrasing == 0: return sit.goal["opening"]   # a writer's draft, as written
         stance, hist = sit.cell.get("stance", "cooperative"), sit.cell.get("history", "fresh")

@@ -263,7 +263,7 @@ class RowStore:
     def __init__(self, path, run_id: str | None = None, opts: RolloutOptions = RolloutOptions()):
         self.path, self.run_id, self.opts = Path(path), run_id, opts
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._buf, self._last, self._keys = [], time.monotonic(), set()
+        self._buf, self._last, self._keys, self.order = [], time.monotonic(), set(), []   # order: keys as in the file
         self._lockf = hold_lock(self.path)
         try: self.repaired, self._f = self._repair(), open(self.path, "a", encoding="utf-8")
         except BaseException: self._lockf.close(); raise      # a refused store is not left locked
@@ -281,7 +281,7 @@ class RowStore:
                 if self.run_id and row.get("run_id") != self.run_id:
                     raise ValueError(f"{self.path} holds rows of run {row.get('run_id')!r}, not {self.run_id!r}. "
                                      "Fix: use another output folder, or delete the file to start over")
-                self._keys.add(row_key(row)); good += len(line)
+                self._keys.add(row_key(row)); self.order.append(row_key(row)); good += len(line)
         size = self.path.stat().st_size
         if good < size:
             with open(self.path, "r+b") as f: f.truncate(good)
@@ -294,7 +294,7 @@ class RowStore:
         "Buffer `row` for writing; `False` (and nothing written) if its key is already stored."
         e = row if isinstance(row, Encoded) else Encoded.of(row)
         if e.key in self._keys: return False
-        self._keys.add(e.key); self._buf.append(e.line + "\n")
+        self._keys.add(e.key); self.order.append(e.key); self._buf.append(e.line + "\n")
         if len(self._buf) >= self.opts.flush_rows or time.monotonic() - self._last > self.opts.flush_seconds: self.flush()
         return True
 

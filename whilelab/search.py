@@ -13,6 +13,7 @@ from .defaults import SearchOptions, SimOptions, RolloutOptions, ARMS
 from .axes import Axes
 from .cover import coverage, plan_cells, covering_array, missing_pairs
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
+from .stats import PASS_THRESHOLD
 
 # %% auto #0
 __all__ = ['GRID_ARMS', 'MUTABLE', 'EXPLORING_OWED', 'clamp_weights', 'update_weights', 'allocate', 'batch_counts',
@@ -159,7 +160,6 @@ def why_undeliverable(self: Search) -> list[dict]:
 # %% ../nbs/03_search.ipynb #b4e0524d
 def failed(row) -> bool:
     "A graded row that failed (below the pass mark); an ungraded row (an outage, no label) is not a failure of the agent."
-    from whilelab.stats import PASS_THRESHOLD
     return row.get("reward") is not None and row["reward"] < PASS_THRESHOLD
 
 GRID_ARMS = ("structured", "llm_guided")   # the arms that play owed cells; the others explore around them

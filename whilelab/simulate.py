@@ -98,8 +98,8 @@ def usage_by_role(rows) -> dict:
     return dict(sorted(total.items()))
 
 # %% ../nbs/13_simulate.ipynb #44e10bd7
-NOT_IN_ROWS = ("concurrency", "flush_rows", "flush_seconds",    # how fast rows are played and stored, never what they say,
-               "max_cost_usd", "max_tokens_total")             # and how much may be spent: a higher limit resumes the run
+NOT_IN_ROWS = ("concurrency", "flush_rows", "flush_seconds", "openings_kept",   # how fast rows are played and stored,
+               "max_cost_usd", "max_tokens_total")   # never what they say; how much may be spent: a higher limit resumes
 
 def row_options(opts: SimOptions) -> dict:
     "The options that can change a row, as a dict: what a run id hashes, so a run resumes at any concurrency."
@@ -167,36 +167,45 @@ def simulate(agent=None,                      # the agent under test (default: t
     cov = coverage([delivered_cell(r) for r in rows], plan)   # pairs the plan proved impossible are not owed
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
                      getattr(world, "name", type(world).__name__) if world is not None else "sandbox")
-    if out is not None: save(sim, out)
+    if out is not None: save(sim, out, store.order)
     return sim
 
 # %% ../nbs/13_simulate.ipynb #187de7b0
-def save(sim: Simulation, out) -> Path:
+def save(sim: Simulation,     # what `simulate` returned
+         out,                 # the run folder
+         order: list | None = None   # the stored rows' keys in file order, when the caller's store kept them
+        ) -> Path:
     "Write the graded rows, plan.nc, coverage.nc, coverage.png and summary.json into `out`."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     rows_path = out / "rows.jsonl"
     if not rows_path.exists():
         rows_path.write_text("".join(canonical_json(r) + "\n" for r in sim.rows), encoding="utf-8")
-    elif any(r.get("reward") is not None for r in sim.rows): _write_graded(rows_path, sim.rows)
+    elif any(r.get("reward") is not None for r in sim.rows): _write_graded(rows_path, sim.rows, order)
     for name, ds in (("plan.nc", sim.plan), ("coverage.nc", sim.coverage), ("history.nc", sim.history)):
         if ds is not None: _write_nc(ds, out / name)
     import matplotlib; matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig = plot_coverage(sim.coverage, f"{sim.spec.name}: delivered", save=out / "coverage.png"); plt.close(fig)
-    (out / "summary.json").write_text(json.dumps({**sim.summary(), "options": dataclasses.asdict(sim.options)}, indent=2, sort_keys=True) + "\n")
-    (out / "undelivered.json").write_text(json.dumps({"cells": sim.undeliverable, "pairs": sim.undelivered_pairs()}, indent=2, sort_keys=True) + "\n")
+    summary = {**sim.summary(), "options": dataclasses.asdict(sim.options)}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    undelivered = {"cells": sim.undeliverable, "pairs": sim.undelivered_pairs()}
+    (out / "undelivered.json").write_text(json.dumps(undelivered, indent=2, sort_keys=True) + "\n")
     return out
 
-def _write_graded(path: Path, rows):
-    "Replace each row of the store at `path` by its graded version in `rows`, in the file's order; atomic, under the store's lock."
+# %% ../nbs/13_simulate.ipynb #10227fb5
+def _write_graded(path: Path, rows, order=None):
+    "Replace each stored row at `path` by its graded version in `rows`, in the file's order; atomic, under the store's lock."
     graded, lock = {row_key(r): r for r in rows}, hold_lock(path)
+    known = order is not None and all(k in graded for k in order)    # then nothing needs reading back
     try:
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "w", encoding="utf-8") as f:
-            for r in iter_rows(path): f.write(canonical_json(graded.get(row_key(r), r)) + "\n")
+            for r in (graded[k] for k in order) if known else iter_rows(path):
+                f.write(canonical_json(graded.get(row_key(r), r)) + "\n")
         tmp.replace(path)
     finally: lock.close()
 
+# %% ../nbs/13_simulate.ipynb #9bfa1dde
 def _write_nc(ds: xr.Dataset, path: Path):
     "Write `ds` to `path` atomically: a reader never sees half a file."
     tmp = path.with_name(path.name + ".tmp")
@@ -205,10 +214,12 @@ def _write_nc(ds: xr.Dataset, path: Path):
 def _read_nc(path) -> xr.Dataset:
     with xr.open_dataset(path, engine="h5netcdf") as ds: return ds.load()
 
+# %% ../nbs/13_simulate.ipynb #195840ed
 def load(out) -> dict:
     "A run folder as a dict: rows, plan, coverage (xarray), summary."
     out = Path(out)
     missing = [f for f in ("rows.jsonl", "plan.nc", "coverage.nc", "summary.json") if not (out / f).exists()]
-    if missing: raise FileNotFoundError(f"{out} is not a complete run folder: {missing} missing. Fix: run simulate(..., out={str(out)!r}) again; it resumes")
+    if missing: raise FileNotFoundError(f"{out} is not a complete run folder: {missing} missing. "
+                                        f"Fix: run simulate(..., out={str(out)!r}) again; it resumes")
     return {"rows": read_rows(out / "rows.jsonl"), "plan": _read_nc(out / "plan.nc"), "coverage": _read_nc(out / "coverage.nc"),
             "summary": json.loads((out / "summary.json").read_text())}

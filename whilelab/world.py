@@ -9,7 +9,7 @@ __all__ = ['SHALLOW_KEYS', 'FAULTS', 'values_in', 'Schema', 'Sandbox', 'check_ar
 # %% ../nbs/04_world.ipynb #90389b30
 import ast, copy, datetime as dt, functools, inspect, json, math, operator, re, typing
 from fastcore.basics import patch
-from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for
+from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for, LazyRng
 from .defaults import WorldOptions
 
 # %% ../nbs/04_world.ipynb #e87951a1
@@ -20,6 +20,7 @@ def values_in(tables: dict) -> frozenset:
     return frozenset([str(i) for t in tables.values() for i in t] +
                      [v for t in tables.values() for r in t.values() for v in r.values() if isinstance(v, str)])
 
+@functools.lru_cache(maxsize=None)   # parameter names repeat on every call
 def _id_entity(param: str) -> str | None:
     m = re.fullmatch(r"(\w+?)_ids?", param)
     return m.group(1) if m else None
@@ -244,15 +245,17 @@ class Sandbox:
         return {"records": self.records, "log": sorted({canonical_json(a) for a in self.log})}
     def state_hash(self) -> str:
         "SHA-256 of the state as canonical JSON (cached until the next write)."
-        key = (id(self.records), tuple(id(r) for r in self.records.values()), len(self.log))
-        if getattr(self, "_hkey", None) != key: self._hkey, self._h = key, stable_hash(self.state(), n=16)
+        if getattr(self, "_hkey", None) != self._state_key(): self._hkey, self._h = self._state_key(), stable_hash(self.state(), n=16)
         return self._h
+    def _state_key(self) -> tuple:   # a write replaces a table's record or adds to the log: either changes this
+        return (id(self.records), tuple(id(r) for r in self.records.values()), len(self.log))
 
     def fork(self) -> "Sandbox":
         "A copy in the same state, with its own calls, events and log."
         new = copy.copy(self)
         new.records = {e: dict(r) for e, r in self.records.items()}
         new.log, new.events, new.calls = list(self.log), [], {}
+        if getattr(self, "_hkey", None) == self._state_key(): new._hkey = new._state_key()   # same state: same hash
         return new
 
 # %% ../nbs/04_world.ipynb #bff5257e
@@ -327,7 +330,8 @@ def _deep_problems(tool: Tool, args: dict) -> list[dict]:
             for e in errs[:3]]
 
 # %% ../nbs/04_world.ipynb #597525ef
-def _norm(s: str) -> str: return re.sub(r"[\W_]+", " ", str(s).lower()).strip()
+_NON_WORDS = re.compile(r"[\W_]+")
+def _norm(s: str) -> str: return _NON_WORDS.sub(" ", str(s).lower()).strip()
 
 def echo_set(param: str, s: dict, options: WorldOptions = WorldOptions()) -> frozenset:
     "The normalised values that would echo `param`'s schema: its name, description, type, default, examples, placeholders."
@@ -440,7 +444,7 @@ def call(self, name: str, arguments=None) -> dict:
     t = self.schema.tools[name]
     res = self._answer(t, args, stale=fault == "stale")
     if res["status"] == "ok" and t.output_schema:      # an answer says what the tool's output schema promises
-        res = _result("ok", conform(res["payload"], t.output_schema, rng_for(self.seed, "output", name, n), self.options))
+        res = _result("ok", conform(res["payload"], t.output_schema, LazyRng(self.seed, "output", name, n), self.options))
     return _spoil(fault, res, self.options)
 Sandbox.call = call
 
@@ -507,7 +511,8 @@ def _answer(self, t: Tool, args: dict, stale: bool = False) -> dict:
             if missing: return _result("not_found", {"error": f"{pe} {missing[0]} not found"}, True)
     if role["kind"] == "lookup":
         keys = {p: v for p, v in args.items() if p in self.schema.entities.get(e, {}) or p in ("email", "name")}
-        hits = [r for r in recs[e].values() if keys and all(_norm(r.get(p)) == _norm(v) for p, v in keys.items())]
+        want = {p: _norm(v) for p, v in keys.items()}
+        hits = [r for r in recs[e].values() if want and all(_norm(r.get(p)) == v for p, v in want.items())]
         if not hits: return _result("not_found", {"error": f"no {e} matches {keys}"}, True)
         ids = [h[f"{e}_id"] for h in hits]
         return _result("ok", {f"{e}_id": ids[0]} if len(ids) == 1 else {f"{e}_ids": ids, "note": "several records match"})
