@@ -3,6 +3,7 @@ import json, subprocess
 from pathlib import Path
 import pytest, xarray as xr
 from whilelab.core import shared_data
+from whilelab.rollout import strip_timings
 
 def run(*args, cwd):
     return subprocess.run(["whilelab", *args], cwd=cwd, capture_output=True, text=True, timeout=600)
@@ -30,6 +31,13 @@ def test_run_on_a_real_domain(tmp_path):
     assert r.returncode == 0, r.stderr
     s = json.loads((tmp_path / "retail" / "summary.json").read_text())
     assert s["errors"] == 0 and s["stopped"] == "saturated" and s["delivered_fraction"] > 0.95 and s["rollouts"] >= s["cells"]
+    r = run("run", "--tools", "tools.json", "--policy", "policy.md", "--out", "retail2", "--k-samples", "1", "--n-phrasings", "1",
+            "--processes", "2", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = lambda out: sorted(strip_timings(json.loads(l)) for l in (tmp_path / out / "rows.jsonl").read_text().splitlines())
+    assert rows("retail2") == rows("retail")              # two worker processes play the same rows
+    r = run("run", "--tools", "tools.json", "--policy", "policy.md", "--processes", "2", "--ray", cwd=tmp_path)
+    assert r.returncode == 2 and "--ray and --processes" in r.stderr
 
 def test_bad_input_names_the_problem(tmp_path):
     (tmp_path / "tools.json").write_text('[{"name": "get order!", "parameters": {}}]')

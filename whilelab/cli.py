@@ -177,6 +177,7 @@ def _read_agent(tools_file, policy_file, tools=None) -> AgentSpec:
 # %% ../nbs/15_cli.ipynb #98b99a17
 def run(tools_file, policy_file, out="run", options: SimOptions | None = None, quiet: bool = False,
         ray: str | None = None,     # play on Ray: a cluster address, or 'local'
+        processes: int | None = None,   # play on this many worker processes of this machine
         agent: str = "offline",     # the agent under test: offline, claude:MODEL, openai:[BASE_URL:]MODEL
         user: str = "offline",      # the simulated person, likewise
         writer: str = "offline",    # the writer of openings for the writer arms, likewise
@@ -184,7 +185,7 @@ def run(tools_file, policy_file, out="run", options: SimOptions | None = None, q
         mcp: str | None = None,     # a command starting an MCP server: its tools, and its answers to read-only calls
         facts: dict | None = None): # parameter -> values the person may give that no schema tells (with `mcp`)
     "Your agent's tools and policy, played by the backends named, into run folder `out`."
-    opts, world = options or SimOptions(), None
+    opts, world, executor = options or SimOptions(), None, None
     if mcp:
         from whilelab.worlds import MCPWorld
         command = shlex.split(mcp)
@@ -194,15 +195,20 @@ def run(tools_file, policy_file, out="run", options: SimOptions | None = None, q
         from whilelab.axes import default_axes
         axes = default_axes(spec.tools, spec.policy)
         roles = {r: backend(s, r, spec.policy, axes, opts.seed) for r, s in zip(ROLES, (agent, user, writer, judge))}
-        executor = None
+        if ray is not None and processes is not None:
+            raise ValueError("--ray and --processes both given. Fix: play on one of them")
         if ray is not None:
             from whilelab.scale import RayExecutor
             executor = RayExecutor(None if ray == "local" else ray)
+        if processes is not None:
+            from whilelab.scale import ProcessExecutor
+            executor = ProcessExecutor(processes)
         t = time.perf_counter()
         sim = simulate(roles["agent"], spec.tools, spec.policy, opts, user=roles["user"], writer=roles["writer"],
                        judge=roles["judge"], axes=axes, out=out, progress=not quiet, executor=executor, world=world)
     finally:
         if world is not None: world.close()
+        if processes is not None and executor is not None: executor.close()   # Ray's cluster outlives a run; these do not
     sim.spec.name = spec.name
     if not quiet: _print_run(sim, out, time.perf_counter() - t)
     return sim
@@ -227,6 +233,8 @@ def _run_parser(sub):
                         "repeatable")
     r.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="play the rollouts on Ray: 'auto', 'ray://head:10001', or no value for a local instance (needs whilelab[ray])")
+    r.add_argument("--processes", type=int, default=None, metavar="N",
+                   help="play the rollouts on N worker processes of this machine (for agents that keep a core busy)")
     for name, f in SimOptions.__dataclass_fields__.items():
         if f.type in ("int", int):   # argparse %-formats help text: a reason quoting '70-97%' must escape its %
             r.add_argument(f"--{name.replace('_', '-')}", type=int, default=None,
@@ -268,7 +276,7 @@ def main(argv=None) -> int:
         if a.cmd == "demo": demo(a.out, a.seed)
         elif a.cmd == "run":
             if not (a.tools or a.mcp): raise ValueError("no tools given. Fix: --tools tools.json, or --mcp 'COMMAND'")
-            run(a.tools, a.policy, a.out, _run_options(a), ray=a.ray, agent=a.agent, user=a.user, writer=a.writer,
+            run(a.tools, a.policy, a.out, _run_options(a), ray=a.ray, processes=a.processes, agent=a.agent, user=a.user, writer=a.writer,
                 judge=a.judge, mcp=a.mcp, facts=_facts(a.fact, a.mcp))
         elif a.cmd == "options": print(options_toml(), end="") if a.toml else print_options()
         elif a.cmd == "schema": print(json.dumps(ROW_SCHEMA, indent=2))

@@ -8,6 +8,7 @@ import collections, copy, datetime, decimal, enum, hashlib, inspect, json, os, r
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from fastcore.basics import patch
 from .defaults import RedactOptions
 import numpy as np
 
@@ -363,6 +364,12 @@ def _to_openai(self) -> dict:
     return {"type": "function", "function": {"name": self.api_name, "description": self.description,
                                              "parameters": copy.deepcopy(self.input_schema)}}
 Tool.to_anthropic, Tool.to_openai = _to_anthropic, _to_openai
+
+# %% ../nbs/00_core.ipynb #ad8bf3a7
+@patch
+def __getstate__(self: Tool) -> dict:
+    "The tool's fields, without what was built on it here (validators): they are rebuilt where it lands."
+    return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
 # %% ../nbs/00_core.ipynb #b9e00a2a
 _num_or_null = {"type": ["number", "null"]}

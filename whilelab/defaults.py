@@ -14,8 +14,8 @@ def _d(value, why: str, lo=None, hi=None):
 
 # %% auto #0
 __all__ = ['ARMS', 'named', 'WorldOptions', 'AxesOptions', 'RolloutOptions', 'SearchOptions', 'unfit_arms', 'GradeOptions',
-           'TrustOptions', 'SimOptions', 'CutOptions', 'RayOptions', 'BatchOptions', 'PlanOptions', 'StatsOptions',
-           'RedactOptions', 'field_defaults', 'reasons_table']
+           'TrustOptions', 'SimOptions', 'CutOptions', 'RayOptions', 'ProcessOptions', 'BatchOptions', 'PlanOptions',
+           'StatsOptions', 'RedactOptions', 'field_defaults', 'reasons_table']
 
 # %% ../nbs/04_defaults.ipynb #257020ef
 def named(cls):
@@ -238,6 +238,16 @@ class RayOptions:
     cpus_per_shard: float = _d(1.0, "CPU a shard task reserves: an offline stand-in keeps a core busy; for a hosted backend that mostly waits, 0.25 packs four shards per core", lo=0.0)
     task_retries: int = _d(3, "times Ray re-runs a shard whose worker died (Ray's own default); the store drops the rows it sends twice", lo=0)
     object_store_mb: int = _d(256, "object store of a local instance whilelab starts itself: rows are small and read at once (Ray's default takes 30% of RAM)", lo=64)
+
+# %% ../nbs/04_defaults.ipynb #85b66be0
+@named
+@dataclass(frozen=True)
+class ProcessOptions:
+    "How rollouts are shared among worker processes on this machine (`scale.ProcessExecutor`)."
+    chunks_per_worker: int = _d(4, "a chunk's rows come back together: four per worker keep every core busy to the end "
+                                   "while rows still land in steps", lo=1)
+    start_method: str = _d("fork", "workers start as copies of this process: nothing is imported again, and an agent "
+                                   "defined in a notebook reaches them; 'spawn' where there is no fork (Windows)")
 
 # %% ../nbs/04_defaults.ipynb #0de23b5c
 @named

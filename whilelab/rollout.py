@@ -4,7 +4,8 @@
 
 # %% ../nbs/05_rollout.ipynb #c5858f5e
 from __future__ import annotations
-import asyncio, contextlib, inspect, json, time, typing, warnings
+import asyncio, contextlib, inspect, json, time, typing, warnings, weakref
+from fastcore.basics import patch
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, derive_seed, rng_for, redact, run_sync
@@ -14,9 +15,9 @@ from .world import Sandbox, Schema, Faulty, values_in, _synth, _id_entity
 # %% auto #0
 __all__ = ['as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_leaves', 'assistant_msg', 'tool_msg',
            'to_anthropic', 'Ctx', 'as_reply', 'as_agent', 'TransientError', 'is_transient', 'retry_after',
-           'with_retries', 'row_key', 'Encoded', 'StoreBusy', 'hold_lock', 'RowStore', 'iter_rows', 'read_rows',
-           'signature', 'add_usage', 'play', 'merged', 'play_all', 'LocalExecutor', 'StoredRows', 'Played', 'Spend',
-           'arun', 'rollouts', 'strip_timings', 'delivered_cell', 'miss_reason']
+           'with_retries', 'row_key', 'Encoded', 'StoreBusy', 'hold_lock', 'let_go_of_stores', 'RowStore', 'iter_rows',
+           'read_rows', 'signature', 'add_usage', 'play', 'merged', 'play_all', 'LocalExecutor', 'StoredRows', 'Played',
+           'Spend', 'arun', 'rollouts', 'strip_timings', 'delivered_cell', 'miss_reason']
 
 # %% ../nbs/05_rollout.ipynb #9ccf7a34
 @dataclass
@@ -235,17 +236,21 @@ async def with_retries(fn, key, opts: RolloutOptions, sleep=asyncio.sleep):
 # %% ../nbs/05_rollout.ipynb #ad4afa4e
 def row_key(row: dict) -> tuple: return (row["situation_id"], row["phrasing"], row["sample"])
 
+# %% ../nbs/05_rollout.ipynb #64c5bdbc
 class Encoded(typing.NamedTuple):
     "A row already in its stored form, its key beside it: what a remote executor sends (cheap to ship, nothing left to encode)."
     key: tuple
     line: str
+    plain: dict | None = None     # the row itself, when it travels beside its line (from a worker process): no parsing
     @classmethod
-    def of(cls, row: dict) -> "Encoded": return cls(row_key(row), canonical_json(row))
-    def row(self) -> dict: return json.loads(self.line)
+    def of(cls, row: dict, keep: bool = False) -> "Encoded": return cls(row_key(row), canonical_json(row), row if keep else None)
+    def row(self) -> dict: return self.plain if self.plain is not None else json.loads(self.line)
 
+# %% ../nbs/05_rollout.ipynb #a8b772ae
 class StoreBusy(RuntimeError):
     "Another process is writing this store."
 
+# %% ../nbs/05_rollout.ipynb #0099f7dd
 def hold_lock(path):
     "An open file holding the exclusive lock on store `path` (`<store>.lock`); close it to release. The OS drops it when a process dies."
     f = open(Path(path).with_name(Path(path).name + ".lock"), "a")
@@ -256,8 +261,16 @@ def hold_lock(path):
         f.close()
         raise StoreBusy(f"{path} is being written by another run. Fix: wait for that run to finish (it resumes from "
                         "the same store), or give this one another output folder") from None
+    _HELD.add(f)
     return f
 
+_HELD = weakref.WeakSet()   # this process's store locks: a forked worker lets go of its copies
+
+def let_go_of_stores():
+    "In a process forked from a run's: close the inherited copies of its store locks, so the run alone holds them."
+    for f in list(_HELD): f.close()
+
+# %% ../nbs/05_rollout.ipynb #279e9898
 class RowStore:
     "Append-only JSONL store of rows with crash-safe resume; one writer at a time."
     def __init__(self, path, run_id: str | None = None, opts: RolloutOptions = RolloutOptions()):
@@ -267,52 +280,71 @@ class RowStore:
         self._lockf = hold_lock(self.path)
         try: self.repaired, self._f = self._repair(), open(self.path, "a", encoding="utf-8")
         except BaseException: self._lockf.close(); raise      # a refused store is not left locked
-
-    def _repair(self) -> int:
-        "Cut a torn last line; load the keys already stored, a line at a time. Returns bytes cut."
-        if not self.path.exists(): return 0
-        good = 0
-        with open(self.path, "rb") as f:
-            for n, line in enumerate(f, 1):
-                if not line.endswith(b"\n"): break          # torn by a kill: only ever the last line
-                try: row = json.loads(line)
-                except ValueError: raise ValueError(f"line {n} of {self.path} is not valid JSON (the store was edited or the disk is damaged). "
-                                                    "Fix: delete that line; its rollout is played again on resume") from None
-                if self.run_id and row.get("run_id") != self.run_id:
-                    raise ValueError(f"{self.path} holds rows of run {row.get('run_id')!r}, not {self.run_id!r}. "
-                                     "Fix: use another output folder, or delete the file to start over")
-                self._keys.add(row_key(row)); self.order.append(row_key(row)); good += len(line)
-        size = self.path.stat().st_size
-        if good < size:
-            with open(self.path, "r+b") as f: f.truncate(good)
-        return size - good
-
     def __contains__(self, key): return key in self._keys
     def __len__(self): return len(self._keys)
 
-    def add(self, row: dict | Encoded) -> bool:
-        "Buffer `row` for writing; `False` (and nothing written) if its key is already stored."
-        e = row if isinstance(row, Encoded) else Encoded.of(row)
-        if e.key in self._keys: return False
-        self._keys.add(e.key); self.order.append(e.key); self._buf.append(e.line + "\n")
-        if len(self._buf) >= self.opts.flush_rows or time.monotonic() - self._last > self.opts.flush_seconds: self.flush()
-        return True
+# %% ../nbs/05_rollout.ipynb #41a71099
+@patch
+def _repair(self: RowStore) -> int:
+    "Cut a torn last line; load the keys already stored, a line at a time. Returns bytes cut."
+    if not self.path.exists(): return 0
+    good = 0
+    with open(self.path, "rb") as f:
+        for n, line in enumerate(f, 1):
+            if not line.endswith(b"\n"): break          # torn by a kill: only ever the last line
+            key = row_key(self._stored(line, n))
+            self._keys.add(key); self.order.append(key); good += len(line)
+    size = self.path.stat().st_size
+    if good < size:
+        with open(self.path, "r+b") as f: f.truncate(good)
+    return size - good
 
-    def flush(self):
-        if self._buf: self._f.write("".join(self._buf)); self._f.flush(); self._buf = []
-        self._last = time.monotonic()
+# %% ../nbs/05_rollout.ipynb #a3efb9d6
+@patch
+def _stored(self: RowStore, line: bytes, n: int) -> dict:
+    "Line `n` of the file as a row of this run, or an error that says how to mend the file."
+    try: row = json.loads(line)
+    except ValueError: raise ValueError(f"line {n} of {self.path} is not valid JSON (the store was edited or the disk "
+                                        "is damaged). Fix: delete that line; its rollout is played again on resume") from None
+    if self.run_id and row.get("run_id") != self.run_id:
+        raise ValueError(f"{self.path} holds rows of run {row.get('run_id')!r}, not {self.run_id!r}. "
+                         "Fix: use another output folder, or delete the file to start over")
+    return row
 
-    def close(self):
-        if self._f.closed: return
-        self.flush(); self._f.close(); self._lockf.close()     # closing the lock file releases the lock
-    def rows(self) -> list[dict]: return read_rows(self.path)
+# %% ../nbs/05_rollout.ipynb #7308a3ec
+@patch
+def add(self: RowStore, row: dict | Encoded) -> bool:
+    "Buffer `row` for writing; `False` (and nothing written) if its key is already stored."
+    e = row if isinstance(row, Encoded) else Encoded.of(row)
+    if e.key in self._keys: return False
+    self._keys.add(e.key); self.order.append(e.key); self._buf.append(e.line + "\n")
+    if len(self._buf) >= self.opts.flush_rows or time.monotonic() - self._last > self.opts.flush_seconds: self.flush()
+    return True
 
+# %% ../nbs/05_rollout.ipynb #5340dfcf
+@patch
+def flush(self: RowStore):
+    "Write the buffered rows."
+    if self._buf: self._f.write("".join(self._buf)); self._f.flush(); self._buf = []
+    self._last = time.monotonic()
+
+@patch
+def close(self: RowStore):
+    "Write what is buffered and release the store for another run."
+    if self._f.closed: return
+    self.flush(); self._f.close(); self._lockf.close()     # closing the lock file releases the lock
+
+@patch
+def rows(self: RowStore) -> list[dict]: return read_rows(self.path)
+
+# %% ../nbs/05_rollout.ipynb #5ff082f4
 def iter_rows(path):
     "Rows of a JSONL store one at a time, in file order, without holding them; a torn last line is skipped."
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.endswith("\n"): yield json.loads(line)
 
+# %% ../nbs/05_rollout.ipynb #f1407025
 def read_rows(path) -> list[dict]:
     "Rows of a JSONL store, sorted by (situation, phrasing, sample); a torn last line is ignored."
     return sorted(iter_rows(path), key=row_key)

@@ -4,12 +4,13 @@
 
 # %% ../nbs/09_scale.ipynb #e2b46491
 from __future__ import annotations
-import asyncio, itertools, os, queue, threading, time
-from .defaults import RayOptions
-from .rollout import play_all, merged, Encoded
+import asyncio, concurrent.futures, hashlib, itertools, multiprocessing, os, pickle, queue, threading, time
+from fastcore.basics import patch
+from .defaults import RayOptions, ProcessOptions
+from .rollout import play_all, merged, Encoded, let_go_of_stores
 
 # %% auto #0
-__all__ = ['shard', 'play_shard', 'RayExecutor']
+__all__ = ['shard', 'play_shard', 'RayExecutor', 'ProcessExecutor']
 
 # %% ../nbs/09_scale.ipynb #24acc8cd
 def shard(jobs, n: int) -> list[list]:
@@ -103,3 +104,82 @@ async def _stream(self, jobs, spec, agent, user, seed, opts, run_id):
             except Exception: pass           # finished already
 
 RayExecutor.stream = _stream
+
+# %% ../nbs/09_scale.ipynb #b2fd77ef
+_WORKER = {}   # in a worker process: the run it plays (by digest) and the counter naming the wanted stream
+
+def _start_worker(wanted):
+    "Run once in each new worker: hold the counter of wanted streams, and let go of the parent's store locks."
+    _WORKER["wanted"] = wanted
+    let_go_of_stores()
+
+# %% ../nbs/09_scale.ipynb #69d2753b
+def _play_chunk(digest: bytes, run: bytes, jobs, stream: int) -> list:
+    "In a worker: play `jobs` of `run` (the pickled spec, agent, person, seed, options, run id); rows beside their lines."
+    if _WORKER.get("digest") != digest: _WORKER.update(digest=digest, run=pickle.loads(run))
+    spec, agent, user, seed, opts, run_id = _WORKER["run"]
+    async def play():
+        rows = []
+        async for row in play_all(jobs, spec, agent, user, seed, opts, run_id):
+            rows.append(Encoded.of(row, keep=True))
+            if _WORKER["wanted"].value != stream: break     # the runner left this stream: stop playing
+        return rows
+    return asyncio.run(play())
+
+# %% ../nbs/09_scale.ipynb #4807b5ba
+class ProcessExecutor:
+    "Plays rollouts in worker processes on this machine: for an agent and person whose own work keeps a core busy."
+    name = "processes"
+    def __init__(self, workers: int | None = None,        # worker processes (default: this machine's CPUs)
+                 options: ProcessOptions | None = None):  # chunks per worker, how workers start
+        self.options, self.workers, self._pool = options or ProcessOptions(), workers or os.cpu_count() or 1, None
+        if not isinstance(self.workers, int) or self.workers < 1:
+            raise ValueError(f"workers must be a positive integer, got {workers!r}. Fix: e.g. workers=2")
+        methods = multiprocessing.get_all_start_methods()
+        if self.options.start_method not in methods:
+            raise ValueError(f"ProcessOptions.start_method {self.options.start_method!r} is not available here. "
+                             f"Fix: use one of {methods}")
+
+# %% ../nbs/09_scale.ipynb #a9c82fd9
+@patch
+def pool(self: ProcessExecutor) -> concurrent.futures.ProcessPoolExecutor:
+    "The worker processes, started on first use and kept."
+    if self._pool is None:
+        context = multiprocessing.get_context(self.options.start_method)
+        self._wanted = context.Value("i", 0)
+        self._pool = concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context,
+                                                            initializer=_start_worker, initargs=(self._wanted,))
+    return self._pool
+
+@patch
+def close(self: ProcessExecutor):
+    "Stop the worker processes (a later call starts new ones)."
+    if self._pool is not None: self._pool.shutdown(cancel_futures=True); self._pool = None
+
+ProcessExecutor.__enter__ = lambda self: self
+ProcessExecutor.__exit__ = lambda self, *exc: self.close()
+
+# %% ../nbs/09_scale.ipynb #855e0b46
+def _pickled(spec, agent, user, seed, opts, run_id) -> bytes:
+    "What a worker needs to play, as bytes; an agent or person that cannot travel says so, and what to do."
+    try: return pickle.dumps((spec, agent, user, seed, opts, run_id))
+    except Exception as e:
+        raise TypeError(f"ProcessExecutor sends the agent, the person and the tools to its workers, and they cannot be "
+                        f"pickled ({type(e).__name__}: {e}). Fix: define them at a module's top level, or play in "
+                        "this process (no executor)") from None
+
+# %% ../nbs/09_scale.ipynb #a1e1c09e
+@patch
+async def stream(self: ProcessExecutor, jobs, spec, agent, user, seed, opts, run_id):
+    "Rows of `jobs` as the workers finish their chunks; leaving early stops the chunks still playing."
+    if not jobs: return
+    run, pool, loop = _pickled(spec, agent, user, seed, opts, run_id), self.pool(), asyncio.get_running_loop()
+    digest, stream = hashlib.sha256(run).digest(), self._wanted.value
+    chunks = shard(jobs, self.workers * self.options.chunks_per_worker)
+    futures = [loop.run_in_executor(pool, _play_chunk, digest, run, c, stream) for c in chunks]
+    try:
+        for done in asyncio.as_completed(futures):
+            for row in await done: yield row
+    finally:
+        with self._wanted.get_lock(): self._wanted.value += 1    # chunks of this stream still playing stop
+        for f in futures: f.cancel()
