@@ -18,16 +18,14 @@ _NORMATIVE = re.compile(r"\b(must|should|shall|never|always|only|cannot|can't|ca
                         r"need(s)? to|ha(ve|s) to|required?|may not|refuse|deny|forbidden|before|at most|at least|"
                         r"if and only if|unless|escalate|transfer|confirm|"
                         r"muss|müssen|musst|soll|sollst|sollen|darf|dürfen|niemals|nie|immer|nur|nicht|kein|keine|stets|bevor|"   # de
-                        r"doit|doivent|jamais|toujours|seulement|interdit|avant|"                                                # fr
-                        r"debe|deben|nunca|siempre|solo|prohibido|antes)\b"                                                     # es
+                        # fr
+                        r"doit|doivent|jamais|toujours|seulement|interdit|avant|"
+                        # es
+                        r"debe|deben|nunca|siempre|solo|prohibido|antes)\b"
                         r"|必须|不得|不要|禁止|应该|应当|只能|需要|务必|切勿|不能|不可|确认|之前|"                                   # zh
                         r"しなければ|してはいけない|必ず|禁止|確認", re.I)
 # a clause that opens with one of these is an instruction even without a modal: "Verify the user."
-_IMPERATIVES = set(("verify ask confirm check make ensure use tell inform explain offer provide collect obtain deny refuse decline greet "
-                    "apologize apologise avoid keep follow treat respond reply answer try do be give let help call contact escalate transfer "
-                    "send notify record log remind validate authenticate identify look find get search list read cancel refund update "
-                    "change modify create book return exchange remove delete add set issue submit place reset edit write post apply "
-                    "please stay limit include mention state repeat wait hand route direct encourage suggest recommend consult say").split())
+_IMPERATIVES = set(("verify ask confirm check make ensure use tell inform explain offer provide collect obtain deny refuse decline greet " "apologize apologise avoid keep follow treat respond reply answer try do be give let help call " "contact escalate transfer " "send notify record log remind validate authenticate identify look find get search list read " "cancel refund update " "change modify create book return exchange remove delete add set issue submit place reset edit " "write post apply " "please stay limit include mention state repeat wait hand route direct encourage suggest recommend consult say").split())
 _STOP = {"the", "a", "an", "you", "to", "of", "and", "or", "if", "it", "is", "be", "that", "this", "in", "on",
          "for", "with", "any", "can", "should", "must", "only", "your", "their", "at", "as", "by", "are"}
 
@@ -41,17 +39,20 @@ class Clause:
 
 def clause_id(text: str) -> str:
     "A short id that reads as English and is stable for the same clause text."
-    words = [w[:12] for w in re.findall(r"[^\W_]+", text.lower()) if w not in _STOP]   # any script; unspaced scripts give one long word
+    # any script; unspaced scripts give one long word
+    words = [w[:12] for w in re.findall(r"[^\W_]+", text.lower()) if w not in _STOP]
     return "-".join(words[:3]) + "-" + stable_hash(" ".join(text.lower().split()), n=4)
 
 # %% ../nbs/01_axes.ipynb #c73a7aec
 _BULLETS = "•▪◦‣·"
 _ITEM = re.compile(rf"^\s*(?:[-*+{_BULLETS}]|\d+[.)])\s+(.*)$")
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ÞА-ЯΑ-Ω\"'(«„“])|(?<=[。！？；])")   # Latin, Cyrillic, Greek capitals; CJK stops need no space
+# Latin, Cyrillic, Greek capitals; CJK stops need no space
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ÞА-ЯΑ-Ω\"'(«„“])|(?<=[。！？；])")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 def _blocks(policy: str):
-    "Yield (section, text, is_item) for each list item and prose paragraph of `policy`; a line ending in ':' heads what follows."
+    """Yield (section, text, is_item) for each list item and prose paragraph of `policy`; a line ending in ':' heads
+    what follows."""
     section, para, item = "", [], None
     def flush():
         nonlocal para, item
@@ -66,7 +67,8 @@ def _blocks(policy: str):
         m = _ITEM.match(line)
         if m:
             yield from flush()
-            parts = [p.strip() for p in re.split(rf"\s*[{_BULLETS}]\s+", m.group(1)) if p.strip()]   # "• a. • b." on one line
+            # "• a. • b." on one line
+            parts = [p.strip() for p in re.split(rf"\s*[{_BULLETS}]\s+", m.group(1)) if p.strip()]
             for p in parts[:-1]: yield section, p, True
             item = [parts[-1]] if parts else []; continue
         if item is not None: item.append(s)
@@ -102,13 +104,15 @@ def _clauses(policy: str) -> tuple:
             if not _long_enough(sent) or sent.endswith((":", "：")) or norm in seen: continue
             seen.add(norm)
             cid = clause_id(sent)
-            if cid in ids: cid = cid[: cid.rfind("-") + 1] + stable_hash(norm, n=10)   # two clauses, one short id: a longer hash tells them apart
+            # two clauses, one short id: a longer hash tells them apart
+            if cid in ids: cid = cid[: cid.rfind("-") + 1] + stable_hash(norm, n=10)
             ids.add(cid)
             out.append(Clause(cid, sent, section, _kind(sent)))
     return tuple(out)
 
 def policy_clauses(policy: str) -> list[Clause]:
-    "The clauses of `policy`: list items whole, prose split into sentences (any language), headers dropped, duplicates once. Parsed once per text."
+    """The clauses of `policy`: list items whole, prose split into sentences (any language), headers dropped,
+    duplicates once. Parsed once per text."""
     return list(_clauses(policy))
 
 # %% ../nbs/01_axes.ipynb #7776c4c4
@@ -124,7 +128,8 @@ class Axis:
         vals = self.values
         if not isinstance(vals, dict): vals = {str(v): "" for v in vals}
         if not vals:
-            raise ValueError(f"axis {self.name!r} has no values. Fix: give at least one value, e.g. Axis({self.name!r}, ['a', 'b'])")
+            raise ValueError(f"axis {self.name!r} has no values. Fix: give at least one value, e.g. "
+                             f"Axis({self.name!r}, ['a', 'b'])")
         object.__setattr__(self, "values", {str(k): str(v) for k, v in vals.items()})
     @property
     def levels(self) -> list[str]: return list(self.values)
@@ -147,7 +152,8 @@ class Axes:
             if k not in self._axes:
                 raise ValueError(f"constraint {c!r} names unknown axis {k!r}. Fix: use one of {list(self._axes)}")
             if str(v) not in self._axes[k].values:
-                raise ValueError(f"constraint {c!r}: {v!r} is not a value of axis {k!r}. Fix: use one of {self._axes[k].levels}")
+                raise ValueError(f"constraint {c!r}: {v!r} is not a value of axis {k!r}. Fix: use one of "
+                                 f"{self._axes[k].levels}")
         return {k: str(v) for k, v in c.items()}
 
     def __getitem__(self, name): 
@@ -166,7 +172,8 @@ class Axes:
 
 # %% ../nbs/01_axes.ipynb #b6a4708c
 def _with(self, axes=None, constraints=None) -> Axes:
-    return Axes(list(self._axes.values()) if axes is None else axes, self.constraints if constraints is None else constraints)
+    return Axes(list(self._axes.values()) if axes is None else axes,
+                self.constraints if constraints is None else constraints)
 
 def add(self, axis: Axis) -> Axes:
     "These axes plus `axis`."
@@ -175,7 +182,8 @@ def add(self, axis: Axis) -> Axes:
 def drop(self, *names) -> Axes:
     "These axes without `names`; constraints that mention them go too."
     for n in names: self[n]
-    return self._with([a for a in self if a.name not in names], [c for c in self.constraints if not set(c) & set(names)])
+    return self._with([a for a in self if a.name not in names],
+                      [c for c in self.constraints if not set(c) & set(names)])
 
 def rename(self, old: str, new: str) -> Axes:
     "These axes with axis `old` called `new`."
@@ -233,13 +241,16 @@ HISTORY = {
 NO_RULE = {"no-rule": "the policy states no rule: situations test the tools alone"}
 
 def _rule_values(policy: str, include_facts: bool, opts: AxesOptions) -> dict:
-    "Rule axis values: the policy's rules (its facts too, if asked or if it has no rules), at most `opts.max_rules`, spread over the policy."
+    """Rule axis values: the policy's rules (its facts too, if asked or if it has no rules), at most `opts.max_rules`,
+    spread over the policy."""
     cl = policy_clauses(policy)
     rules = [c for c in cl if include_facts or c.kind == "rule"]
     if not rules and cl:
-        warnings.warn(f"the policy has no rules, only {len(cl)} statements of fact: the rule axis tests those", stacklevel=3); rules = cl
+        warnings.warn(f"the policy has no rules, only {len(cl)} statements of fact: the rule axis tests those",
+                      stacklevel=3); rules = cl
     if not rules:
-        warnings.warn("the policy is empty: the rule axis has one value, 'no-rule'. Pass the agent's policy to test it", stacklevel=3)
+        warnings.warn("the policy is empty: the rule axis has one value, 'no-rule'. Pass the agent's policy to test it",
+                      stacklevel=3)
         return dict(NO_RULE)
     if len(rules) > opts.max_rules:
         warnings.warn(f"the policy has {len(rules)} rules; the rule axis keeps {opts.max_rules}, spread evenly over it "
@@ -255,14 +266,13 @@ def default_axes(tools,                            # the agent's tools, any form
     "The six default axes for an agent with `tools` and `policy`; read-only tools never meet a write conflict."
     ts = as_tools(tools)
     if not ts: raise ValueError("an agent needs at least one tool. Fix: pass tools=[...] (functions or tool dicts)")
-    axes = Axes([
-        Axis("tool", {t.name: t.description for t in ts}, "the tool the situation needs"),
-        Axis("rule", _rule_values(policy or "", include_facts, opts or AxesOptions()), "the policy clause the situation puts to the test"),
-        Axis("stance", STANCES, "how the simulated person behaves"),
-        Axis("world", WORLD_STATES, "the state of the records the request touches"),
-        Axis("condition", CONDITIONS, "how the tool behaves when called"),
-        Axis("history", HISTORY, "what came before this conversation"),
-    ])
+    axes = Axes([Axis("tool", {t.name: t.description for t in ts}, "the tool the situation needs"),
+                 Axis("rule", _rule_values(policy or "", include_facts, opts or AxesOptions()),
+                      "the policy clause the situation puts to the test"),
+                 Axis("stance", STANCES, "how the simulated person behaves"),
+                 Axis("world", WORLD_STATES, "the state of the records the request touches"),
+                 Axis("condition", CONDITIONS, "how the tool behaves when called"),
+                 Axis("history", HISTORY, "what came before this conversation"),])
     for t in ts:
         if t.effect == "read": axes = axes.forbid(tool=t.name, condition="write_conflict")
     return axes

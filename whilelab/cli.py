@@ -22,22 +22,27 @@ def _print_run(sim, out, seconds):
     print(f"agent {sim.spec.name}: {len(sim.spec.tools)} tools, policy version {sim.spec.policy_version}\n")
     print(sim.axes, "\n")
     s = sim.summary()
-    print(f"plan: {s['cells']} cells ({sim.plan.attrs['method']}, strength {sim.plan.attrs['strength']}, seed {sim.options.seed}); "
-          f"{s['situations']} situations played, {sim.options.n_phrasings} phrasings x {sim.options.k_samples} samples each")
-    print(f"rollouts: {s['rollouts']} in {seconds:.1f} s, {s['errors']} errors, {s['signatures']} behaviour signatures, "
-          f"{s['faults_fired']} faults fired, {s['flawed']} with a labelled flaw")
+    print(f"plan: {s['cells']} cells ({sim.plan.attrs['method']}, strength {sim.plan.attrs['strength']}, seed "
+          f"{sim.options.seed}); {s['situations']} situations played, {sim.options.n_phrasings} phrasings x "
+          f"{sim.options.k_samples} samples each")
+    print(f"rollouts: {s['rollouts']} in {seconds:.1f} s, {s['errors']} errors, {s['signatures']} behaviour "
+          f"signatures, {s['faults_fired']} faults fired, {s['flawed']} with a labelled flaw")
     if sim.world != "sandbox":
         calls = [c for r in sim.rows for c in r["calls"]]
         print(f"world {sim.world} answered {sum(c.get('by') == sim.world for c in calls)} of {len(calls)} tool calls "
               "(the rest: the sandbox's refusals, planned faults and writes not sent)")
     print(f"reached the reference end state: {s['reached_reference']:.1%}")
-    print(f"delivered pairwise coverage (from faults that fired): {s['delivered_pairs']} = {s['delivered_fraction']:.1%}")
+    print(f"delivered pairwise coverage (from faults that fired): {s['delivered_pairs']} = "
+          f"{s['delivered_fraction']:.1%}")
     if s["batches"] is not None:
         used = sim.history.rollouts.sum("batch").to_series().to_dict()
         print(f"search: {s['batches']} batches, stopped: {s['stopped']}; rollouts by arm: " + ", ".join(f"{a} {n}" for a, n in used.items()))
-        if s["undeliverable_cells"]: print(f"undeliverable plan cells (the agent never reached their tool in {sim.options.search.max_attempts} tries): {s['undeliverable_cells']}")
+        if s["undeliverable_cells"]:
+            print("undeliverable plan cells (the agent never reached their tool in "
+                  f"{sim.options.search.max_attempts} tries): {s['undeliverable_cells']}")
     if s["pass_rate"] is not None: print(f"pass rate (rule judge): {s['pass_rate']:.1%}")
-    print(f"\nwrote {out}/: rows.jsonl plan.nc coverage.nc{' history.nc' if sim.history is not None else ''} coverage.png summary.json")
+    print(f"\nwrote {out}/: rows.jsonl plan.nc coverage.nc{' history.nc' if sim.history is not None else ''} "
+          "coverage.png summary.json")
 
 def demo(out="demo_run",      # run folder: rows stream there and a second call resumes
          seed: int = 0,       # run seed
@@ -208,7 +213,8 @@ def run(tools_file, policy_file, out="run", options: SimOptions | None = None, q
                        judge=roles["judge"], axes=axes, out=out, progress=not quiet, executor=executor, world=world)
     finally:
         if world is not None: world.close()
-        if processes is not None and executor is not None: executor.close()   # Ray's cluster outlives a run; these do not
+        # Ray's cluster outlives a run; these do not
+        if processes is not None and executor is not None: executor.close()
     sim.spec.name = spec.name
     if not quiet: _print_run(sim, out, time.perf_counter() - t)
     return sim
@@ -262,7 +268,8 @@ def _run_options(a) -> SimOptions:
 
 def main(argv=None) -> int:
     "Entry point of the `whilelab` command."
-    p = argparse.ArgumentParser(prog="whilelab", description="Turn an agent's tools and policy into evals and training data.")
+    p = argparse.ArgumentParser(prog="whilelab",
+                                description="Turn an agent's tools and policy into evals and training data.")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("demo", help="the main job on the built-in example agent, offline")
     d.add_argument("--out", default="demo_run", help="run folder (default: demo_run)")
@@ -276,8 +283,8 @@ def main(argv=None) -> int:
         if a.cmd == "demo": demo(a.out, a.seed)
         elif a.cmd == "run":
             if not (a.tools or a.mcp): raise ValueError("no tools given. Fix: --tools tools.json, or --mcp 'COMMAND'")
-            run(a.tools, a.policy, a.out, _run_options(a), ray=a.ray, processes=a.processes, agent=a.agent, user=a.user, writer=a.writer,
-                judge=a.judge, mcp=a.mcp, facts=_facts(a.fact, a.mcp))
+            run(a.tools, a.policy, a.out, _run_options(a), ray=a.ray, processes=a.processes, agent=a.agent, user=a.user,
+                writer=a.writer, judge=a.judge, mcp=a.mcp, facts=_facts(a.fact, a.mcp))
         elif a.cmd == "options": print(options_toml(), end="") if a.toml else print_options()
         elif a.cmd == "schema": print(json.dumps(ROW_SCHEMA, indent=2))
     except (ValueError, FileNotFoundError, TypeError, ImportError, StoreBusy, BackendError, RuntimeError) as e:

@@ -80,7 +80,8 @@ def normalize_schema(schema, tool: str = "?", path: str = "input_schema") -> dic
     s = copy.deepcopy(schema)
     t = s.get("type")
     if "type" in s and not isinstance(t, (str, list)):
-        raise SchemaError(tool, f"{path}.type", f"expected a type name or a list of them, got {type(t).__name__}", f"use one of {', '.join(JSON_TYPES)}")
+        raise SchemaError(tool, f"{path}.type", f"expected a type name or a list of them, got {type(t).__name__}",
+                          f"use one of {', '.join(JSON_TYPES)}")
     if t == "any": s.pop("type")
     elif isinstance(t, str): s["type"] = _TYPE_ALIASES.get(t, t)
     elif isinstance(t, list): s["type"] = [_TYPE_ALIASES.get(x, x) if isinstance(x, str) else x for x in t]
@@ -90,30 +91,38 @@ def normalize_schema(schema, tool: str = "?", path: str = "input_schema") -> dic
     if s.get("type") == "object" or "properties" in s:
         props = s.setdefault("properties", {})
         if not isinstance(props, dict):
-            raise SchemaError(tool, f"{path}.properties", f"expected an object mapping names to schemas, got {type(props).__name__}",
+            raise SchemaError(tool, f"{path}.properties", "expected an object mapping names to schemas, got "
+                                                          f"{type(props).__name__}",
                               'write properties as {"name": {"type": ...}}')
         s["properties"] = {k: normalize_schema(v, tool, f"{path}.properties.{k}") for k, v in props.items()}
         req = s.get("required", [])
         if not isinstance(req, list) or not all(isinstance(r, str) for r in req):
-            raise SchemaError(tool, f"{path}.required", "expected a list of property names", 'write required as ["name", ...]')
+            raise SchemaError(tool, f"{path}.required", "expected a list of property names",
+                              'write required as ["name", ...]')
         missing = [r for r in req if r not in s["properties"]]
         if missing:
             raise SchemaError(tool, f"{path}.required", f"names {missing} that are not in properties",
                               f"add them to properties or drop them from required (known: {sorted(s['properties'])})")
     if "items" in s and isinstance(s["items"], dict): s["items"] = normalize_schema(s["items"], tool, f"{path}.items")
     elif "items" in s and not isinstance(s["items"], (bool, list)):
-        raise SchemaError(tool, f"{path}.items", f"expected a schema, got {type(s['items']).__name__}", 'write items as {"type": ...}')
+        raise SchemaError(tool, f"{path}.items", f"expected a schema, got {type(s['items']).__name__}",
+                          'write items as {"type": ...}')
     if "enum" in s and (not isinstance(s["enum"], list) or not s["enum"]):
-        raise SchemaError(tool, f"{path}.enum", "expected a non-empty list of allowed values", 'write enum as ["a", "b"]')
+        raise SchemaError(tool, f"{path}.enum", "expected a non-empty list of allowed values",
+                          'write enum as ["a", "b"]')
     for key in ("anyOf", "oneOf", "allOf"):
         if key in s and (not isinstance(s[key], list) or not s[key]):
-            raise SchemaError(tool, f"{path}.{key}", "expected a non-empty list of schemas", f'write {key} as [{{"type": "string"}}, ...]')
+            raise SchemaError(tool, f"{path}.{key}", "expected a non-empty list of schemas",
+                              f'write {key} as [{{"type": "string"}}, ...]')
         if key in s: s[key] = [normalize_schema(x, tool, f"{path}.{key}[{i}]") for i, x in enumerate(s[key])]
     for key in ("$defs", "definitions"):
         if key in s:
-            if not isinstance(s[key], dict): raise SchemaError(tool, f"{path}.{key}", "expected an object mapping names to schemas", f'write {key} as {{"Name": {{...}}}}')
+            if not isinstance(s[key], dict):
+                raise SchemaError(tool, f"{path}.{key}", "expected an object mapping names to schemas",
+                                  f'write {key} as {{"Name": {{...}}}}')
             s[key] = {k: normalize_schema(v, tool, f"{path}.{key}.{k}") for k, v in s[key].items()}
-    if isinstance(s.get("additionalProperties"), dict): s["additionalProperties"] = normalize_schema(s["additionalProperties"], tool, f"{path}.additionalProperties")
+    if isinstance(s.get("additionalProperties"), dict):
+        s["additionalProperties"] = normalize_schema(s["additionalProperties"], tool, f"{path}.additionalProperties")
     return s
 
 def check_refs(schema: dict, tool: str = "?", path: str = "input_schema"):
@@ -161,11 +170,13 @@ def type_schema(tp) -> dict:
     if origin is dict: return {"type": "object"}
     if tp in _PY_TYPES: return {"type": _PY_TYPES[tp]}
     if hasattr(tp, "model_json_schema"): return tp.model_json_schema()      # a pydantic model: its own JSON Schema
-    raise TypeError(f"no JSON Schema for type hint {tp!r}; use str, int, float, bool, list[...], dict, Literal[...] or Optional[...]")
+    raise TypeError(f"no JSON Schema for type hint {tp!r}; use str, int, float, bool, list[...], dict, Literal[...] "
+                    "or Optional[...]")
 
 # %% ../nbs/00_core.ipynb #14efa497
 def parse_docstring(doc: str | None, names=None) -> tuple[str, dict]:
-    "The summary of `doc` and parameter descriptions from an `Args:` section, or from `name: text` lines naming one of `names`."
+    """The summary of `doc` and parameter descriptions from an `Args:` section, or from `name: text` lines naming one
+    of `names`."""
     if not doc: return "", {}
     lines = inspect.cleandoc(doc).splitlines()
     params, summary, cur, in_args = {}, [], None, False
@@ -184,23 +195,32 @@ def parse_docstring(doc: str | None, names=None) -> tuple[str, dict]:
 
 # %% ../nbs/00_core.ipynb #a0b78d4c
 _WRITE_WORDS = ("cancel modify update change create book return exchange send transfer refund delete remove add set issue submit place reset "
-                "edit write post apply escalate merge push enable disable commit fork upload insert assign approve reject close archive move "
-                "rename schedule reserve pay purchase buy sell trade invite register subscribe unsubscribe toggle start stop restart kill "
-                "activate deactivate turn mark save store put patch upsert replace revoke grant block unblock mute unmute follow unfollow like "
-                "attach detach link unlink install uninstall deploy publish release sign withdraw deposit execute run rate review star unstar "
+                "edit write post apply escalate merge push enable disable commit fork upload insert assign approve "
+                "reject close archive move "
+                "rename schedule reserve pay purchase buy sell trade invite register subscribe unsubscribe toggle "
+                "start stop restart kill "
+                "activate deactivate turn mark save store put patch upsert replace revoke grant block unblock mute "
+                "unmute follow unfollow like "
+                "attach detach link unlink install uninstall deploy publish release sign withdraw deposit execute "
+                "run rate review star unstar "
                 "clear empty lock unlock mkdir touch cp mv rm charge").split()
 _READ_WORDS = ("get find list search lookup look read fetch show check calculate compute think describe view query count retrieve browse "
-               "inspect validate verify estimate predict convert translate summarize summarise analyze analyse explain locate filter sort "
-               "compare lookup ls cat grep pwd du wc diff tail head identify detect recommend suggest resolve parse format evaluate "
+               "inspect validate verify estimate predict convert translate summarize summarise analyze analyse "
+               "explain locate filter sort "
+               "compare lookup ls cat grep pwd du wc diff tail head identify detect recommend suggest resolve parse "
+               "format evaluate "
                "measure track watch see display print").split()
 
 def guess_effect(name: str, description: str = "") -> str:
-    "`'write'` when the tool's leading verb changes state, else `'read'`: from the name, else from the description's first verb."
+    """`'write'` when the tool's leading verb changes state, else `'read'`: from the name, else from the description's
+    first verb."""
     words = [w.lower() for w in re.split(r"[_\W.]+|(?<=[a-z])(?=[A-Z])", name.strip()) if w]
-    for w in words:                                           # the first verb in the name: 'get_order', 'ChaDri.change_drink'
+    # the first verb in the name: 'get_order', 'ChaDri.change_drink'
+    for w in words:
         if w in _READ_WORDS: return "read"
         if w in _WRITE_WORDS: return "write"
-    desc = re.sub(r"^.*?tool description:\s*", "", description.strip(), flags=re.I | re.S)   # BFCL prefixes its API's blurb
+    # BFCL prefixes its API's blurb
+    desc = re.sub(r"^.*?tool description:\s*", "", description.strip(), flags=re.I | re.S)
     first = re.sub(r"^(this (tool|function|endpoint)|use this to|used to|it)\s+", "", desc.lower())
     verb = _singular_verb(re.split(r"\W+", first, maxsplit=1)[0]) if first else ""
     return "write" if verb in _WRITE_WORDS else "read"
@@ -208,15 +228,18 @@ def guess_effect(name: str, description: str = "") -> str:
 def _singular_verb(w: str) -> str:
     "'creates' -> 'create', 'modifies' -> 'modify', 'books' -> 'book': the base form a word list holds."
     for suffix, base in (("ies", "y"), ("es", ""), ("s", "")):
-        if w.endswith(suffix) and w[: -len(suffix)] + base in _WRITE_WORDS + _READ_WORDS: return w[: -len(suffix)] + base
+        if w.endswith(suffix) and w[: -len(suffix)] + base in _WRITE_WORDS + _READ_WORDS:
+            return w[: -len(suffix)] + base
     return w
 
 # %% ../nbs/00_core.ipynb #4361b00a
-_NAME_RE = re.compile(r"^[\w.\-:/]{1,128}$")          # names as tool sets write them: BFCL's 'math.factorial', 'ChaDri.change_drink'
+# names as tool sets write them: BFCL's 'math.factorial', 'ChaDri.change_drink'
+_NAME_RE = re.compile(r"^[\w.\-:/]{1,128}$")
 _API_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")   # what the Anthropic and OpenAI APIs accept
 
 def api_alias(name: str) -> str:
-    "`name` if a model API accepts it, else a safe alias: other characters as '_', a hash of the name when it had to be cut."
+    """`name` if a model API accepts it, else a safe alias: other characters as '_', a hash of the name when it had to
+    be cut."""
     if _API_NAME_RE.match(name): return name
     safe = re.sub(r"[^A-Za-z0-9_-]", "_", name)
     return safe if len(safe) <= 64 else safe[:55] + "_" + stable_hash(name, n=8)
@@ -234,18 +257,21 @@ class Tool:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
-            raise SchemaError(str(self.name), "name", "a tool name must be 1-128 letters, digits, '_', '-', '.', ':' or '/'",
-                              "rename the tool, e.g. 'get_order'")
+            raise SchemaError(str(self.name), "name", "a tool name must be 1-128 letters, digits, '_', '-', '.', "
+                                                      "':' or '/'", "rename the tool, e.g. 'get_order'")
         self.api_name = self.api_name or api_alias(self.name)
         if self.description is None: self.description = ""
         if not isinstance(self.description, str):
-            raise SchemaError(self.name, "description", f"expected text, got {type(self.description).__name__}", "write the description as a string")
+            raise SchemaError(self.name, "description", f"expected text, got {type(self.description).__name__}",
+                              "write the description as a string")
         self.input_schema = normalize_schema(self.input_schema, self.name, "input_schema")
         check_refs(self.input_schema, self.name)
         if self.input_schema.get("type") != "object":
-            raise SchemaError(self.name, "input_schema.type", f"a tool's input must be an object, got {self.input_schema.get('type')!r}",
+            raise SchemaError(self.name, "input_schema.type", "a tool's input must be an object, got "
+                                                              f"{self.input_schema.get('type')!r}",
                               'wrap the parameters: {"type": "object", "properties": {...}}')
-        if self.output_schema is not None: self.output_schema = normalize_schema(self.output_schema, self.name, "output_schema")
+        if self.output_schema is not None:
+            self.output_schema = normalize_schema(self.output_schema, self.name, "output_schema")
         if self.effect is None: self.effect = guess_effect(self.name, self.description)
         if self.effect not in ("read", "write"):
             raise SchemaError(self.name, "effect", f"unknown effect {self.effect!r}", "use 'read' or 'write'")
@@ -266,13 +292,17 @@ def _from_function(cls, fn, name=None, effect=None) -> Tool:
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name in ("self", "cls"): continue
         try: s = type_schema(hints.get(p.name, inspect.Parameter.empty))
-        except TypeError as e: raise SchemaError(name or fn.__name__, f"input_schema.properties.{p.name}", str(e), "annotate the parameter with a JSON-compatible type") from None
-        defs.update(s.pop("$defs", {}))                   # a pydantic model's sub-models: their $refs point at the tool's root
+        except TypeError as e:
+            raise SchemaError(name or fn.__name__, f"input_schema.properties.{p.name}", str(e),
+                              "annotate the parameter with a JSON-compatible type") from None
+        # a pydantic model's sub-models: their $refs point at the tool's root
+        defs.update(s.pop("$defs", {}))
         if p.name in pdocs and "description" not in s: s["description"] = pdocs[p.name]
         if p.default is inspect.Parameter.empty: req.append(p.name)
         elif p.default is not None: s["default"] = p.default
         props[p.name] = s
-    schema = {"type": "object", "properties": props, **({"required": req} if req else {}), **({"$defs": defs} if defs else {})}
+    schema = {"type": "object", "properties": props, **({"required": req} if req else {}),
+              **({"$defs": defs} if defs else {})}
     out = hints.get("return")
     try: out_schema = type_schema(out) if out not in (None, inspect.Parameter.empty) else None
     except TypeError: out_schema = None
@@ -288,11 +318,13 @@ def _need(d, key, tool, fmt, fix):
 def _from_anthropic(cls, d: dict) -> Tool:
     "A `Tool` from an Anthropic tool dict (`name`, `description`, `input_schema`)."
     name = _need(d, "name", "?", "Anthropic", "give the tool a name")
-    return cls(name, d.get("description", ""), _need(d, "input_schema", name, "Anthropic", 'add "input_schema": {"type": "object", ...}'))
+    return cls(name, d.get("description", ""),
+               _need(d, "input_schema", name, "Anthropic", 'add "input_schema": {"type": "object", ...}'))
 
 @classmethod
 def _from_openai(cls, d: dict) -> Tool:
-    "A `Tool` from an OpenAI or BFCL function dict, with or without the `{'type': 'function', 'function': ...}` wrapper."
+    """A `Tool` from an OpenAI or BFCL function dict, with or without the `{'type': 'function', 'function': ...}`
+    wrapper."""
     f = d["function"] if isinstance(d.get("function"), dict) else d
     name = _need(f, "name", "?", "OpenAI", "give the function a name")
     params = f.get("parameters", {"type": "object", "properties": {}})
@@ -304,11 +336,13 @@ def _from_mcp(cls, d: dict) -> Tool:
     name = _need(d, "name", "?", "MCP", "give the tool a name")
     effect = None
     ann = d.get("annotations") or {}
-    if not isinstance(ann, dict): raise SchemaError(name, "annotations", f"expected an object, got {type(ann).__name__}", 'write annotations as {"readOnlyHint": true}')
+    if not isinstance(ann, dict):
+        raise SchemaError(name, "annotations", f"expected an object, got {type(ann).__name__}",
+                          'write annotations as {"readOnlyHint": true}')
     if "readOnlyHint" in ann: effect = "read" if ann["readOnlyHint"] else "write"
     elif ann.get("destructiveHint"): effect = "write"          # MCP: destructive implies it writes
-    return cls(name, d.get("description", "") or d.get("title", ""), _need(d, "inputSchema", name, "MCP", 'add "inputSchema"'),
-               d.get("outputSchema"), effect)
+    return cls(name, d.get("description", "") or d.get("title", ""),
+               _need(d, "inputSchema", name, "MCP", 'add "inputSchema"'), d.get("outputSchema"), effect)
 
 Tool.from_anthropic, Tool.from_openai, Tool.from_mcp = _from_anthropic, _from_openai, _from_mcp
 
@@ -321,16 +355,19 @@ def _from_any(cls, x) -> Tool:
         x = {"name": x.name, "description": getattr(x, "description", ""), "args_schema": x.args_schema}
     if callable(x): return cls.from_function(x)
     if not isinstance(x, dict):
-        raise SchemaError(str(x)[:40], "tool", f"cannot build a tool from a {type(x).__name__}", "pass a function or a tool dict")
+        raise SchemaError(str(x)[:40], "tool", f"cannot build a tool from a {type(x).__name__}",
+                          "pass a function or a tool dict")
     t = _from_dict(cls, x)
     if x.get("effect") is not None:                      # a tools file may say what the name and description do not
-        if x["effect"] not in ("read", "write"): raise SchemaError(t.name, "effect", f"unknown effect {x['effect']!r}", "use 'read' or 'write'")
+        if x["effect"] not in ("read", "write"):
+            raise SchemaError(t.name, "effect", f"unknown effect {x['effect']!r}", "use 'read' or 'write'")
         t.effect = x["effect"]
     return t
 Tool.from_any = _from_any
 
 def _from_dict(cls, x: dict) -> Tool:
-    if "args_schema" in x:                                                                 # LangChain: a schema dict or a pydantic model
+    # LangChain: a schema dict or a pydantic model
+    if "args_schema" in x:
         a = x["args_schema"]
         return cls(_need(x, "name", "?", "LangChain", "give the tool a name"), x.get("description", ""),
                    a.model_json_schema() if hasattr(a, "model_json_schema") else a)
@@ -429,14 +466,16 @@ def validate_row(row: dict) -> dict:
     return row
 
 # %% ../nbs/00_core.ipynb #f936a989
-GRADED_FIELDS = ("run_id", "situation_id", "phrasing", "sample", "messages", "signature")   # what every consumer of graded rows reads
+# what every consumer of graded rows reads
+GRADED_FIELDS = ("run_id", "situation_id", "phrasing", "sample", "messages", "signature")
 
 def _row_name(r, i) -> str:
     return f"{r['situation_id']}/{r.get('phrasing')}/{r.get('sample')}" if isinstance(r, dict) and "situation_id" in r else f"#{i}"
 
 class Kept(list):
     "The rows fit to use, with how many were `left_out` and why (a rollout error, a judge that gave no label)."
-    def __init__(self, rows=(), left_out: dict | None = None): super().__init__(rows); self.left_out = dict(left_out or {})
+    def __init__(self, rows=(), left_out: dict | None = None):
+        super().__init__(rows); self.left_out = dict(left_out or {})
 
 def ungraded_counts(rows) -> dict:
     "How many rows `grade` left ungraded, by kind of reason ('rollout error', 'judge failed')."
@@ -448,17 +487,22 @@ def _check_reward(r, i, where):
         raise TypeError(f"{where}: row {_row_name(r, i)} has reward {v!r} ({type(v).__name__}), not a number. "
                         "Fix: rewards are floats, e.g. 1.0 or 0.0")
     if not np.isfinite(v):
-        raise ValueError(f"{where}: row {_row_name(r, i)} has reward {v}. Fix: grade it again or leave it out; a reward must be finite")
+        raise ValueError(f"{where}: row {_row_name(r, i)} has reward {v}. Fix: grade it again or leave it out; a "
+                         "reward must be finite")
 
 # %% ../nbs/00_core.ipynb #5c4e3721
 def graded_rows(rows, where: str, fields=GRADED_FIELDS) -> Kept:
-    "The graded rows of `rows`; rows `grade` left ungraded (with a reason) are counted out. Else an error naming the row and field."
+    """The graded rows of `rows`; rows `grade` left ungraded (with a reason) are counted out. Else an error naming the
+    row and field."""
     out, rows = Kept(), list(rows)
     for i, r in enumerate(rows):
-        if not isinstance(r, dict): raise TypeError(f"{where}: row #{i} is a {type(r).__name__}, not a dict. Fix: pass rows as whilelab writes them")
+        if not isinstance(r, dict):
+            raise TypeError(f"{where}: row #{i} is a {type(r).__name__}, not a dict. Fix: pass rows as whilelab "
+                            "writes them")
         miss = [f for f in fields if f not in r]
-        if miss: raise ValueError(f"{where}: row {_row_name(r, i)} has no {miss[0]!r}. Fix: pass rows from whilelab.grade.grade(...), "
-                                  "which keeps every field a rollout wrote")
+        if miss:
+            raise ValueError(f"{where}: row {_row_name(r, i)} has no {miss[0]!r}. Fix: pass rows from "
+                             "whilelab.grade.grade(...), which keeps every field a rollout wrote")
         if r.get("reward") is None and r.get("ungraded"): continue
         if r.get("reward") is None: raise ValueError(f"{where}: row {_row_name(r, i)} is not graded (reward is None). "
                                                      "Fix: pass rows from whilelab.grade.grade(...)")
@@ -475,7 +519,8 @@ class AgentSpec:
     policy: str
     def __post_init__(self):
         if not isinstance(self.policy, str):
-            raise TypeError(f"policy must be text (the agent's system prompt), got {type(self.policy).__name__}. Fix: pass the policy as one string")
+            raise TypeError(f"policy must be text (the agent's system prompt), got {type(self.policy).__name__}. "
+                            "Fix: pass the policy as one string")
         self.tools = tools(self.tools)
     @property
     def policy_version(self) -> str:
@@ -572,9 +617,10 @@ def shared_data(name: str = "", start: str | Path | None = None) -> Path | None:
 # %% ../nbs/00_core.ipynb #51ab8370
 STOP_WORDS = frozenset("the a an you to of and or if it is be that this in on for with any can should must only your "
                        "their at as by are i me my we our please would like want need".split())
-_SYNONYMS = {"look": "get", "lookup": "get", "check": "get", "where": "get", "status": "get", "show": "get", "see": "get",
-             "detail": "get", "track": "get", "money": "refund", "reimburse": "refund", "change": "update", "modify": "update",
-             "edit": "update", "person": "human", "manager": "human", "supervisor": "human", "someone": "human"}
+_SYNONYMS = {"look": "get", "lookup": "get", "check": "get", "where": "get", "status": "get", "show": "get",
+             "see": "get", "detail": "get", "track": "get", "money": "refund", "reimburse": "refund",
+             "change": "update", "modify": "update", "edit": "update", "person": "human", "manager": "human",
+             "supervisor": "human", "someone": "human"}
 
 def _stem(w: str) -> str:
     for suf in ("ing", "ed", "es", "s"):
@@ -591,8 +637,9 @@ def content_words(text: str) -> list[str]:
     return out
 
 # %% ../nbs/00_core.ipynb #4227ba76
-BOILERPLATE = (" Please note that your satisfaction is our top priority and we value your business. If you have any other"
-               " questions, comments or concerns, do not hesitate to reach out at any time; we are always happy to help.")
+BOILERPLATE = (" Please note that your satisfaction is our top priority and we value your business. If you have any "
+               "other questions, comments or concerns, do not hesitate to reach out at any time; we are always "
+               "happy to help.")
 # stock filler: what the stand-in agent pads a reply with (its labelled flaw), and the judge-trust probes too
 
 # %% ../nbs/00_core.ipynb #d98444de
@@ -617,7 +664,8 @@ def redact(text) -> str:
     return out
 
 def find_secrets(text) -> list[str]:
-    "Substrings of `text` that look like secrets or are the value of a secret environment variable (for the publish gate and tests)."
+    """Substrings of `text` that look like secrets or are the value of a secret environment variable (for the publish
+    gate and tests)."""
     text = str(text)
     return [m.group(0) for r in _SECRET_RES for m in r.finditer(text)] + [v for v in env_secrets() if v in text]
 
@@ -625,7 +673,8 @@ def find_secrets(text) -> list[str]:
 _CLOSE_WITH_LOOP = {}   # event loop -> async closers of what was opened on it
 
 def close_with_loop(aclose):
-    "Await `aclose()` when `run_sync`'s loop finishes: an HTTP client must close on the loop that opened it, not when it is collected."
+    """Await `aclose()` when `run_sync`'s loop finishes: an HTTP client must close on the loop that opened it, not when
+    it is collected."""
     import asyncio
     _CLOSE_WITH_LOOP.setdefault(asyncio.get_running_loop(), []).append(aclose)
 
@@ -638,7 +687,8 @@ async def _closing(coro):
             except Exception: pass   # a client that cannot close cleanly is garbage either way; the result stands
 
 def run_sync(coro):
-    "Run `coro` to completion from sync code, or from inside a running event loop (Jupyter); clients opened on the way are closed."
+    """Run `coro` to completion from sync code, or from inside a running event loop (Jupyter); clients opened on the
+    way are closed."""
     import asyncio, threading
     try: asyncio.get_running_loop()
     except RuntimeError: return asyncio.run(_closing(coro))

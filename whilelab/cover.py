@@ -161,7 +161,8 @@ def _ipog(levels, t, rng, rules, A0):
                         row[c] = x
                         if not rules.completable(row):
                             U[offsets[m] + local, x] = False
-                            uncoverable.add((tuple(sorted([*cols.tolist(), c])), tuple(row[j] for j in sorted([*cols.tolist(), c]))))
+                            uncoverable.add((tuple(sorted([*cols.tolist(), c])),
+                                             tuple(row[j] for j in sorted([*cols.tolist(), c]))))
         def row_index(r):
             vals = A[r, combos]
             known = (vals >= 0).all(1)
@@ -208,7 +209,9 @@ def _fill_free(A, levels, rng, rules):
             for x in rng.permutation(levels[j]):
                 A[r, j] = x
                 if not rules or rules.completable(A[r].tolist()): break
-            else: raise RuntimeError(f"row {A[r].tolist()} cannot be completed; this is a bug in whilelab.cover, please report it")
+            else:
+                raise RuntimeError(f"row {A[r].tolist()} cannot be completed; this is a bug in whilelab.cover, "
+                                   "please report it")
     return A
 
 # %% ../nbs/02_cover.ipynb #6630cef9
@@ -294,7 +297,8 @@ class _Repair:
 # %% ../nbs/02_cover.ipynb #0f5384c7
 def _shrink(A, levels, rng, rules, frozen, n_seed, uncoverable, steps):
     "The smallest valid array the repair search reaches from `A` within `steps` moves."
-    best, used, floor = A, 0, int(np.prod(sorted(levels)[-2:]))   # no strength-2 array is smaller than the two largest axes' product
+    # no strength-2 array is smaller than the two largest axes' product
+    best, used, floor = A, 0, int(np.prod(sorted(levels)[-2:]))
     while used < steps and len(best) > max(n_seed, floor):
         solo = _Repair(best, levels, rng, rules, frozen[:len(best)], uncoverable).solo()
         drop = n_seed + int(np.argmin(solo[n_seed:]))
@@ -312,12 +316,16 @@ def _axes_of(levels):
     if isinstance(levels, dict): names, values = list(levels), [list(v) for v in levels.values()]
     elif isinstance(levels, (list, tuple)):
         bad = [x for x in levels if not isinstance(x, (int, np.integer)) or x < 1]
-        if bad: raise ValueError(f"level counts must be positive integers, got {bad}. Fix: e.g. covering_array([3, 3, 2])")
+        if bad:
+            raise ValueError(f"level counts must be positive integers, got {bad}. Fix: e.g. covering_array([3, 3, 2])")
         names, values = [f"a{i}" for i in range(len(levels))], [list(range(int(v))) for v in levels]
-    else: raise TypeError(f"levels must be Axes, a dict of axis -> values, or a list of counts, not {type(levels).__name__}")
+    else:
+        raise TypeError("levels must be Axes, a dict of axis -> values, or a list of counts, not "
+                        f"{type(levels).__name__}")
     for nm, v in zip(names, values):
         if len(v) == 0: raise ValueError(f"axis {nm!r} has no values. Fix: give it at least one value")
-        if len(set(map(str, v))) != len(v): raise ValueError(f"axis {nm!r} repeats a value: {v}. Fix: make its values unique")
+        if len(set(map(str, v))) != len(v):
+            raise ValueError(f"axis {nm!r} repeats a value: {v}. Fix: make its values unique")
     return names, values, []
 
 def _encode(d, names, values, what):
@@ -327,7 +335,9 @@ def _encode(d, names, values, what):
     for a, v in d.items():
         if a not in names: raise ValueError(f"{what} {d!r} names unknown axis {a!r}. Fix: use one of {names}")
         col = [str(x) for x in values[names.index(a)]]
-        if str(v) not in col: raise ValueError(f"{what} {d!r}: {v!r} is not a value of axis {a!r}. Fix: use one of {values[names.index(a)]}")
+        if str(v) not in col:
+            raise ValueError(f"{what} {d!r}: {v!r} is not a value of axis {a!r}. Fix: use one of "
+                             f"{values[names.index(a)]}")
         row[names.index(a)] = col.index(str(v))
     return row
 
@@ -346,7 +356,8 @@ def covering_array(levels,                  # `Axes`, a dict of axis -> values, 
     if not isinstance(strength, int) or strength < 1:
         raise ValueError(f"strength must be a positive integer, got {strength!r}. Fix: use 2 (pairwise) or 3")
     if strength > k:
-        raise ValueError(f"strength {strength} is larger than the number of axes ({k}). Fix: use strength <= {k} or add axes")
+        raise ValueError(f"strength {strength} is larger than the number of axes ({k}). Fix: use strength <= {k} or "
+                         "add axes")
     int_cons = [{j: v for j, v in enumerate(_encode(c, names, values, "constraint")) if v >= 0} for c in cons]
     rules = _Rules(lv, int_cons)
     if not rules.completable([-1] * k):
@@ -375,9 +386,9 @@ def covering_array(levels,                  # `Axes`, a dict of axis -> values, 
             for j, nm in enumerate(names)}
     unc_list = [{names[j]: values[j][v] for j, v in zip(cols, vals)} for cols, vals in sorted(unc)]
     attrs = dict(strength=strength, seed=seed, method=method, steps=steps, n_seed_rows=len(A0),
-                 axes=canonical_json(names), levels=canonical_json({nm: [str(x) for x in v] for nm, v in zip(names, values)}),
-                 constraints=canonical_json(cons),
-                 uncoverable=canonical_json(unc_list))
+                 axes=canonical_json(names),
+                 levels=canonical_json({nm: [str(x) for x in v] for nm, v in zip(names, values)}),
+                 constraints=canonical_json(cons), uncoverable=canonical_json(unc_list))
     return xr.Dataset(data, coords={"cell": np.arange(len(A))}, attrs=attrs)
 
 # %% ../nbs/02_cover.ipynb #a0f909a5
@@ -401,7 +412,8 @@ def plan_missing(plan: xr.Dataset, strength: int | None = None) -> list[dict]:
                 row = [-1] * len(names)
                 for j, v in zip(cols, vals): row[j] = v
                 if not rules.completable(row): unc.add((cols, vals))
-    return [{names[j]: values[j][v] for j, v in zip(cols, vals)} for cols, vals in _missing(A, [len(v) for v in values], t, unc)]
+    return [{names[j]: values[j][v] for j, v in zip(cols, vals)} for cols,
+            vals in _missing(A, [len(v) for v in values], t, unc)]
 
 # %% ../nbs/02_cover.ipynb #13290b59
 def plan_cells(plan: xr.Dataset) -> list[dict]:
@@ -425,13 +437,14 @@ def _cells_of(cells) -> list[dict]:
     return out
 
 def coverage(cells,      # a plan, cell dicts, or rows (dicts with a `cell`)
-             axes=None   # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
+             axes=None  # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
             ) -> xr.Dataset:
     "Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values."
     cells = cells if isinstance(cells, xr.Dataset) else list(cells)
     cl = _cells_of(cells)
     plan = axes if isinstance(axes, xr.Dataset) else cells if axes is None and isinstance(cells, xr.Dataset) else None
-    if plan is not None and "levels" in plan.attrs:   # a plan: its values, constraints, and the pairs it proved uncoverable
+    # a plan: its values, constraints, and the pairs it proved uncoverable
+    if plan is not None and "levels" in plan.attrs:
         lv = json.loads(plan.attrs["levels"])   # canonical JSON sorts keys: the axis order lives in attrs["axes"]
         levels = {n: lv[n] for n in json.loads(plan.attrs["axes"])}
         cons, unc = json.loads(plan.attrs["constraints"]), json.loads(plan.attrs["uncoverable"])
@@ -455,7 +468,8 @@ def coverage(cells,      # a plan, cell dicts, or rows (dicts with a `cell`)
             if a in c and b in c:
                 if c[a] not in ia or c[b] not in ib:
                     bad = a if c[a] not in ia else b
-                    raise ValueError(f"cell {c} has {bad}={c[bad]!r}, not a planned value. Fix: add it to axis {bad!r} or drop the cell")
+                    raise ValueError(f"cell {c} has {bad}={c[bad]!r}, not a planned value. Fix: add it to axis "
+                                     f"{bad!r} or drop the cell")
                 m[ia[c[a]], ib[c[b]]] += 1
         ok = np.array([[frozenset({(a, va), (b, vb)}) not in impossible for vb in levels[b]] for va in levels[a]], bool)
         planned += int(ok.sum()); covered += int(((m > 0) & ok).sum())
@@ -536,7 +550,8 @@ def plot_coverage(cov: xr.Dataset,
     ax.set_title(f"{title}: {pairs}, {held}", fontsize=10, pad=28)
     miss = missing_pair_names(cov)
     more = "; ..." if len(miss) > list_missing else ""
-    if miss: ax.set_xlabel(f"missing ({len(miss)}, red): " + "; ".join(miss[:list_missing]) + more, fontsize=8, wrap=True)
+    if miss:
+        ax.set_xlabel(f"missing ({len(miss)}, red): " + "; ".join(miss[:list_missing]) + more, fontsize=8, wrap=True)
     fig.tight_layout()
     if save: fig.savefig(save, bbox_inches="tight")
     return fig
@@ -577,5 +592,5 @@ def coverage_gap(asks,                                   # an existing suite's p
               "rules": [clauses[j].id for j in np.flatnonzero(Sc[i] >= threshold)]} for i, a in enumerate(asks)]
     return {"unreached_tools": [t.name for j, t in enumerate(ts) if not (St[:, j] >= threshold).any()],
             "unreached_rules": [c.id for j, c in enumerate(clauses) if not (Sc[:, j] >= threshold).any()],
-            "inexpressible": {"world": [w for w in WORLD_STATES if w != "exists"], "condition": [c for c in CONDITIONS if c != "ok"]},
-            "reach": reach}
+            "inexpressible": {"world": [w for w in WORLD_STATES if w != "exists"],
+                              "condition": [c for c in CONDITIONS if c != "ok"]}, "reach": reach}

@@ -25,15 +25,19 @@ class Selection:
     notes: dict = field(default_factory=dict)
     decontaminated: bool = False
     def __len__(self): return len(self.rows)
-    def report(self) -> dict: return {"kind": self.kind, "kept": len(self.rows), "dropped": dict(self.dropped), **self.notes, "decontaminated": self.decontaminated}
+    def report(self) -> dict:
+        return {"kind": self.kind, "kept": len(self.rows), "dropped": dict(self.dropped), **self.notes,
+                "decontaminated": self.decontaminated}
     def __repr__(self): return f"Selection({self.report()})"
 
 def _meta(r) -> dict:
     "What a trainer may need beyond the conversation: ids, policy version, sampling, logprobs, grade provenance."
-    return {"id": f"{r['situation_id']}/{r['phrasing']}/{r['sample']}", "situation_id": r["situation_id"], "phrasing": r["phrasing"],
-            "sample": r["sample"], "run_id": r["run_id"], "policy_version": r.get("policy_version"), "sampling": r.get("sampling", {}),
-            "logprob_sum": r.get("logprob_sum"), "token_count": r.get("token_count"), "token_logprobs": r.get("token_logprobs", []),
-            "signature": r.get("signature"), "reward": r.get("reward"), "cell": r.get("cell", {})}
+    return {"id": f"{r['situation_id']}/{r['phrasing']}/{r['sample']}", "situation_id": r["situation_id"],
+            "phrasing": r["phrasing"], "sample": r["sample"], "run_id": r["run_id"],
+            "policy_version": r.get("policy_version"), "sampling": r.get("sampling", {}),
+            "logprob_sum": r.get("logprob_sum"), "token_count": r.get("token_count"),
+            "token_logprobs": r.get("token_logprobs", []), "signature": r.get("signature"), "reward": r.get("reward"),
+            "cell": r.get("cell", {})}
 
 def _system(spec, opts) -> list: return [{"role": "system", "content": spec.policy}] if opts.system_prompt else []
 def _tools(spec) -> list: return [t.to_openai() for t in spec.tools]
@@ -42,7 +46,8 @@ def _agent_chars(msgs) -> int:
 
 # %% ../nbs/07_cut.ipynb #20895801
 def cut_sft(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
-    "One best passing rollout per prompt (situation, phrasing), spread over behaviour signatures, with a loss mask on agent turns."
+    """One best passing rollout per prompt (situation, phrasing), spread over behaviour signatures, with a loss mask on
+    agent turns."""
     opts = opts or CutOptions()
     by_prompt, kept = collections.defaultdict(list), graded_rows(rows, "cut_sft")
     for r in kept: by_prompt[(r["situation_id"], r["phrasing"])].append(r)
@@ -50,10 +55,12 @@ def cut_sft(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
     for key in sorted(by_prompt):
         ok = [r for r in by_prompt[key] if r["reward"] >= opts.sft_min_reward and not r.get("error")]
         if not ok: dropped["no passing rollout"] += 1; continue
-        best = min(ok, key=lambda r: (used[r["signature"]], len(r["messages"]), _agent_chars(r["messages"]), row_key(r)))
+        best = min(ok,
+                   key=lambda r: (used[r["signature"]], len(r["messages"]), _agent_chars(r["messages"]), row_key(r)))
         used[best["signature"]] += 1
         msgs = _system(spec, opts) + best["messages"]
-        out.append({"messages": msgs, "tools": _tools(spec), "loss_mask": [int(m["role"] == "assistant") for m in msgs], **_meta(best)})
+        out.append({"messages": msgs, "tools": _tools(spec), "loss_mask": [int(m["role"] == "assistant") for m in msgs],
+                    **_meta(best)})
     return Selection("sft", out, dropped, {"prompts": len(by_prompt), "signatures": len(used)})
 
 # %% ../nbs/07_cut.ipynb #c0748816
@@ -80,7 +87,8 @@ def _pairs(rows, opts, dropped):
                 prefix, ch, rj = _sides(c, j, opts)
                 lc, lj = _agent_chars(ch), _agent_chars(rj)       # the length of what a trainer will score
                 ratio = max(lc, lj) / max(1, min(lc, lj))
-                cands.append((ratio <= opts.dpo_max_len_ratio, -(c["reward"] - j["reward"]), ratio, row_key(c), row_key(j), c, j))
+                cands.append((ratio <= opts.dpo_max_len_ratio, -(c["reward"] - j["reward"]), ratio, row_key(c),
+                              row_key(j), c, j))
         if not cands: dropped["no pair with the reward margin"] += 1; continue
         fit = [x for x in cands if x[0]]
         if not fit: dropped["length gap too large"] += 1; continue
@@ -94,12 +102,14 @@ def _pairs(rows, opts, dropped):
             if n >= opts.dpo_pairs_per_prompt: break
 
 def cut_dpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
-    "Preference pairs from the same situation and phrasing: a reward gap, a bounded length gap, the first differing agent turn."
+    """Preference pairs from the same situation and phrasing: a reward gap, a bounded length gap, the first differing
+    agent turn."""
     kept = graded_rows(rows, "cut_dpo")
     opts, dropped, out = opts or CutOptions(), collections.Counter(kept.left_out), []
     for c, j, prefix, ch, rj, ratio in _pairs(kept, opts, dropped):
         out.append({"prompt": _system(spec, opts) + prefix, "chosen": ch, "rejected": rj, "tools": _tools(spec),
-                    "reward_gap": c["reward"] - j["reward"], "length_ratio": round(ratio, 4),   # not `margin`: TRL reads that
+                    # not `margin`: TRL reads that
+                    "reward_gap": c["reward"] - j["reward"], "length_ratio": round(ratio, 4),
                     "chosen_meta": _meta(c), "rejected_meta": _meta(j)})
     return Selection("dpo", out, dropped)
 
@@ -118,7 +128,8 @@ def cut_grpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection
         if not lo <= rate <= hi: dropped["pass rate outside the band"] += 1; continue
         first = g[0]["messages"][:1]
         out.append({"prompt": _system(spec, opts) + first, "tools": _tools(spec), "situation_id": key[0], "phrasing": key[1],
-                    "cell": g[0]["cell"], "seed": g[0].get("seed"), "arm": g[0].get("arm", "structured"),   # rebuilds its world
+                    # rebuilds its world
+                    "cell": g[0]["cell"], "seed": g[0].get("seed"), "arm": g[0].get("arm", "structured"),
                     "seed_key": g[0]["run_id"], "reference_hash": g[0].get("reference_hash"),
                     "policy_version": g[0].get("policy_version"), "group_size": len(g), "pass_rate": rate,
                     "group_rewards": [r["reward"] for r in g], "group_ids": [_meta(r)["id"] for r in g]})
@@ -128,7 +139,8 @@ def cut_grpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection
 _PY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict}
 
 def _tool_method(tool):
-    "A method named as the API sees `tool`, with its parameters as typed keywords and its schema as a Google-style docstring."
+    """A method named as the API sees `tool`, with its parameters as typed keywords and its schema as a Google-style
+    docstring."""
     def method(self, **arguments): return self._call(tool.name, arguments)
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
     for p, s in tool.params.items():
@@ -137,13 +149,15 @@ def _tool_method(tool):
                                         default=inspect.Parameter.empty if p in tool.required else None))
     method.__signature__, method.__annotations__ = inspect.Signature(params), {p.name: p.annotation for p in params[1:]}
     method.__name__ = method.__qualname__ = tool.api_name
-    args = "".join(f"\n    {p}: {' '.join((s.get('description') or p.replace('_', ' ')).split())}" for p, s in tool.params.items())
+    args = "".join(f"\n    {p}: {' '.join((s.get('description') or p.replace('_', ' ')).split())}" for p,
+                   s in tool.params.items())
     method.__doc__ = (tool.description or tool.name).strip() + ("\n\nArgs:" + args if args else "")
     return method
 
 # %% ../nbs/07_cut.ipynb #c384295b
 class SituationEnv:
-    "One rollout's world for an RL trainer: `reset` from a GRPO export row, tool methods (added per agent), `get_reward`."
+    """One rollout's world for an RL trainer: `reset` from a GRPO export row, tool methods (added per agent),
+    `get_reward`."""
     spec: AgentSpec = None
     grade_opts = rules = None     # set by `environment_for`
     def reset(self, situation_id: str, cell: dict, seed: int, arm: str = "structured", prompt=None, **_) -> None:
@@ -159,8 +173,9 @@ class SituationEnv:
         return self.messages[-1]["content"]
     def _row(self) -> dict:     # private: TRL offers every public method to the model as a tool
         "What the environment saw, as a row the conduct rules read."
-        return {"messages": self.messages, "calls": self.calls, "faults": self.world.events, "cell": self.situation.cell,
-                "state_hash_after": self.world.state_hash(), "reference_hash": self.situation.reference_hash}
+        return {"messages": self.messages, "calls": self.calls, "faults": self.world.events,
+                "cell": self.situation.cell, "state_hash_after": self.world.state_hash(),
+                "reference_hash": self.situation.reference_hash}
     def get_reward(self) -> float:
         from whilelab.grade import hard_floors
         row = self._row()
@@ -169,7 +184,8 @@ class SituationEnv:
 def environment_for(spec: AgentSpec,          # the agent whose tools the environment answers
                     grade_opts=None           # `GradeOptions`: which conduct rules are hard (default: the defaults)
                    ) -> type:
-    "A `SituationEnv` class with one method per tool of `spec`: what TRL's `GRPOTrainer(environment_factory=...)` takes."
+    """A `SituationEnv` class with one method per tool of `spec`: what TRL's `GRPOTrainer(environment_factory=...)`
+    takes."""
     from whilelab.grade import RuleCtx
     from whilelab.defaults import GradeOptions
     methods = {t.api_name: _tool_method(t) for t in spec.tools}
@@ -190,8 +206,9 @@ def cut_kto(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
     opts = opts or CutOptions()
     out, kept = [], graded_rows(rows, "cut_kto")
     for r in sorted(kept, key=row_key):
-        out.append({"prompt": _system(spec, opts) + r["messages"][:1], "completion": r["messages"][1:], "label": r["reward"] >= 0.5,
-                    "tools": _tools(spec), "label_source": dict(r.get("judge") or {"floored_by": r.get("floored_by", [])}),
+        out.append({"prompt": _system(spec, opts) + r["messages"][:1], "completion": r["messages"][1:],
+                    "label": r["reward"] >= 0.5, "tools": _tools(spec),
+                    "label_source": dict(r.get("judge") or {"floored_by": r.get("floored_by", [])}),
                     "rules_failed": [v["rule"] for v in r.get("rules") or [] if not v["passed"]], **_meta(r)})
     return Selection("kto", out, kept.left_out)
 
@@ -232,21 +249,28 @@ def _feature_for(values):
     vals = [v for v in values if v is not None]
     if vals and all(isinstance(v, list) and all(isinstance(m, dict) and "role" in m for m in v) for v in vals) and any(vals):
         msg = {k: Value("string") for k in _MSG_KEYS}
-        if any(m.get("tool_calls") for v in vals for m in v):   # an all-null Json leaf cannot be built, so only when used
-            msg["tool_calls"] = List({"id": Value("string"), "type": Value("string"), "function": {"name": Value("string"), "arguments": Json()}})
+        # an all-null Json leaf cannot be built, so only when used
+        if any(m.get("tool_calls") for v in vals for m in v):
+            msg["tool_calls"] = List({"id": Value("string"), "type": Value("string"),
+                                      "function": {"name": Value("string"), "arguments": Json()}})
         return List(msg), list(msg)
     for t, f in ((bool, "bool"), (int, "int64"), (float, "float64"), (str, "string")):
-        if vals and all(isinstance(v, t) and not (t is int and isinstance(v, bool)) for v in vals): return Value(f), None
-    if vals and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals): return Value("float64"), None
-    if vals and all(isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v) for v in vals): return List(Value("int64")), None
+        if vals and all(isinstance(v, t) and not (t is int and isinstance(v, bool)) for v in vals):
+            return Value(f), None
+    if vals and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+        return Value("float64"), None
+    if vals and all(isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v) for v in vals):
+        return List(Value("int64")), None
     return Json(), None
 
 def to_dataset(sel: Selection):
-    "`sel` as a `datasets.Dataset`: typed columns, message structs, Json for tool-call arguments, tools and other nested values."
+    """`sel` as a `datasets.Dataset`: typed columns, message structs, Json for tool-call arguments, tools and other
+    nested values."""
     from datasets import Dataset, Features
     if not sel.rows: raise ValueError(f"the {sel.kind} selection is empty: nothing to export")
     cols = list(sel.rows[0])
-    src = [json.loads(canonical_json(r)) for r in sel.rows]   # nested keys sorted: the same bytes from rows in memory or read from a store
+    # nested keys sorted: the same bytes from rows in memory or read from a store
+    src = [json.loads(canonical_json(r)) for r in sel.rows]
     feats, keys = {}, {}
     for c in cols: feats[c], keys[c] = _feature_for([r.get(c) for r in src])
     rows = [{c: ([{k: m.get(k) for k in keys[c]} for m in r.get(c) or []] if keys[c] else r.get(c)) for c in cols} for r in src]
@@ -278,7 +302,8 @@ def gate(selections,          # the cut sets (`cut_sft`, `cut_dpo`, ...)
     if trust is None: reasons.append("no judge-trust verdict: run whilelab.grade.judge_trust first")
     elif not trust.trusted: reasons.append(f"the judge was not trusted: {'; '.join(trust.reasons)}")
     for s in selections:
-        if not s.decontaminated: reasons.append(f"{s.kind}: not decontaminated: run decontaminate(selection, eval_rows)")
+        if not s.decontaminated:
+            reasons.append(f"{s.kind}: not decontaminated: run decontaminate(selection, eval_rows)")
     if scan is None: reasons.append("no reward-hacking scan: run whilelab.hacks.hack_scan on the graded rows")
     else:
         open_ = [f for f in scan.suspects if f not in accept]
@@ -288,7 +313,8 @@ def gate(selections,          # the cut sets (`cut_sft`, `cut_dpo`, ...)
     for s in selections:
         for r in s.rows:
             hits = find_secrets(canonical_json(r))
-            if hits: reasons.append(f"{s.kind}: row {r.get('id', r.get('situation_id'))} holds a secret-like string ({len(hits)} match(es))"); break
+            if hits:
+                reasons.append(f"{s.kind}: row {r.get('id', r.get('situation_id'))} holds a secret-like string ({len(hits)} match(es))"); break
     return reasons
 
 def publish(selections,       # the cut sets (`cut_sft`, `cut_dpo`, ...), decontaminated
@@ -305,8 +331,8 @@ def publish(selections,       # the cut sets (`cut_sft`, `cut_dpo`, ...), decont
     for s in selections:
         for fmt, p in export(s, out).items(): files[p.name] = stable_hash(p.read_bytes().hex(), n=16)
     manifest = {"selections": [s.report() for s in selections], "files": files, "accepted_features": list(accept),
-                "judge": {"name": trust.judge, "trusted": trust.trusted, "reasons": trust.reasons, "length_flip": trust.length_flip,
-                          "probe_catch": trust.probe_catch},
+                "judge": {"name": trust.judge, "trusted": trust.trusted, "reasons": trust.reasons,
+                          "length_flip": trust.length_flip, "probe_catch": trust.probe_catch},
                 "hack_scan": {"floor": scan.floor, "flagged": scan.flagged, "suspects": scan.suspects}}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")
     return out

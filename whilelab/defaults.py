@@ -19,7 +19,8 @@ __all__ = ['ARMS', 'named', 'WorldOptions', 'AxesOptions', 'RolloutOptions', 'Se
 
 # %% ../nbs/04_defaults.ipynb #257020ef
 def named(cls):
-    "Options dataclass decorator: unknown fields refused naming the known ones, each value checked against its default's type and range; `reasons()` lists each field's reason."
+    """Options dataclass decorator: unknown fields refused naming the known ones, each value checked against its
+    default's type and range; `reasons()` lists each field's reason."""
     init, known = cls.__init__, [f.name for f in fields(cls)]
     @functools.wraps(init)
     def __init__(self, *args, **kw):
@@ -37,47 +38,62 @@ def _check_field(cls, f, v):
     "A `TypeError` or `ValueError` naming `cls.f` and a fix, if `v` does not fit the field's default type and range."
     d = f.default if f.default is not MISSING else None
     where, fix = f"{cls.__name__}.{f.name}", f"Fix: e.g. {cls.__name__}({f.name}={d!r})"
-    if isinstance(d, bool) and not isinstance(v, bool): raise TypeError(f"{where} must be True or False, got {v!r}. {fix}")
+    if isinstance(d, bool) and not isinstance(v, bool):
+        raise TypeError(f"{where} must be True or False, got {v!r}. {fix}")
     if isinstance(d, int) and not isinstance(d, bool) and (isinstance(v, bool) or not isinstance(v, int)):
         raise TypeError(f"{where} must be a whole number, got {v!r}. {fix}")
     if isinstance(d, float) and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
         raise TypeError(f"{where} must be a finite number, got {v!r}. {fix}")
     lo, hi = f.metadata.get("lo"), f.metadata.get("hi")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise ValueError(f"{where} must be {'at least ' + str(lo) if hi is None else f'in [{lo}, {hi}]'}, got {v!r}. {fix}")
+        raise ValueError(f"{where} must be {'at least ' + str(lo) if hi is None else f'in [{lo}, {hi}]'}, got "
+                         f"{v!r}. {fix}")
 
 # %% ../nbs/04_defaults.ipynb #e3f7b237
 @named
 @dataclass(frozen=True)
 class WorldOptions:
     "Every number and pool the sandbox draws from, each with its reason."
-    records_per_entity: int = _d(8, "enough records for lists, misses and an ambiguous pair; few enough that hashing the state costs microseconds", lo=2)
-    id_digits: int = _d(4, "ids like #W1042: readable, and 10,000 possibilities make a guessed id almost never real", lo=1)
-    owner_words: tuple = _d(("user", "customer", "account", "member", "client", "passenger"), "entities a person proves who they are with; the other records belong to one of them")
-    statuses: tuple = _d(("pending", "processed", "delivered", "cancelled"), "the order lifecycle most support domains share (tau-bench retail uses exactly these four)")
+    records_per_entity: int = _d(8, "enough records for lists, misses and an ambiguous pair; few enough that "
+                                    "hashing the state costs microseconds", lo=2)
+    id_digits: int = _d(4, "ids like #W1042: readable, and 10,000 possibilities make a guessed id almost never real",
+                        lo=1)
+    owner_words: tuple = _d(("user", "customer", "account", "member", "client", "passenger"),
+                            "entities a person proves who they are with; the other records belong to one of them")
+    statuses: tuple = _d(("pending", "processed", "delivered", "cancelled"),
+                         "the order lifecycle most support domains share (tau-bench retail uses exactly these four)")
     start_date: str = _d("2024-01-01", "a fixed year, so no world depends on the day it was built")
     date_span_days: int = _d(365, "dates spread over one year", lo=1)
-    amount_range: tuple = _d((5.0, 500.0), "typical retail order totals in USD; wide enough to cross a $200 escalation rule")
+    amount_range: tuple = _d((5.0, 500.0), "typical retail order totals in USD; wide enough to cross a $200 "
+                                           "escalation rule")
     first_names: tuple = _d(("Mei", "Omar", "Lena", "Ravi", "Ana", "Tom", "Yuki", "Sara", "Ivan", "Nia", "Leo", "Zoe"),
                             "a fixed pool keeps worlds reproducible without a fake-data dependency")
-    last_names: tuple = _d(("Chen", "Haddad", "Novak", "Iyer", "Silva", "Berg", "Sato", "Khan", "Petrov", "Okafor", "Rossi", "Lund"),
-                           "as first_names")
+    last_names: tuple = _d(("Chen", "Haddad", "Novak", "Iyer", "Silva", "Berg", "Sato", "Khan", "Petrov", "Okafor",
+                            "Rossi", "Lund"), "as first_names")
     streets: tuple = _d(("Elm St", "Oak Ave", "Pine Rd", "Lake Dr", "Hill Ct", "Main St"), "as first_names")
     cities: tuple = _d(("Springfield", "Riverton", "Fairview", "Lakeside"), "as first_names")
-    int_range: tuple = _d((1, 6), "integer fields (quantities, counts) drawn from [1, 6): small, like real basket sizes")
+    int_range: tuple = _d((1, 6), "integer fields (quantities, counts) drawn from [1, 6): small, like real basket "
+                                  "sizes")
     list_len_range: tuple = _d((1, 3), "ids passed in a list argument (item_ids, ...): one or two, the common case")
     zip_range: tuple = _d((10000, 100000), "five-digit US-style zip codes")
     house_number_range: tuple = _d((1, 1000), "street numbers in addresses")
-    email_suffix_range: tuple = _d((10, 100), "two digits after a name in an email, so two people with one name still differ")
-    words: tuple = _d(("blue", "large", "wool", "steel", "basic", "deluxe", "red", "small"), "filler for free-text fields a schema does not explain")
-    fault_call: int = _d(1, "a planned fault fires on the first well-formed call of its tool, so a retry can still succeed (tests recovery, not only failure)", lo=1)
+    email_suffix_range: tuple = _d((10, 100), "two digits after a name in an email, so two people with one name "
+                                              "still differ")
+    words: tuple = _d(("blue", "large", "wool", "steel", "basic", "deluxe", "red", "small"),
+                      "filler for free-text fields a schema does not explain")
+    fault_call: int = _d(1, "a planned fault fires on the first well-formed call of its tool, so a retry can still "
+                            "succeed (tests recovery, not only failure)", lo=1)
     fault_hits: int = _d(1, "how many consecutive calls a planned fault fires on", lo=1)
     timeout_s: float = _d(30.0, "the timeout a timed-out call reports: a common HTTP client default", lo=0.0)
-    retry_after_s: float = _d(2.0, "the wait a rate-limited call asks for: short enough that a good agent retries within the conversation", lo=0.0)
-    partial_share: float = _d(0.5, "a partial result keeps half the fields or items: plausible, but missing what matters", lo=0.0, hi=1.0)
-    ambiguous_matches: int = _d(2, "an ambiguous world has two records matching what the person says: the least that is ambiguous", lo=2)
-    placeholders: tuple = _d(("string", "str", "example", "user@example.com", "email@example.com", "john doe", "jane doe", "john", "xxx",
-                              "tbd", "n/a", "none", "null", "unknown", "placeholder", "your email", "order id", "user id", "id", "value", "..."),
+    retry_after_s: float = _d(2.0, "the wait a rate-limited call asks for: short enough that a good agent retries "
+                                   "within the conversation", lo=0.0)
+    partial_share: float = _d(0.5, "a partial result keeps half the fields or items: plausible, but missing what "
+                                   "matters", lo=0.0, hi=1.0)
+    ambiguous_matches: int = _d(2, "an ambiguous world has two records matching what the person says: the least "
+                                   "that is ambiguous", lo=2)
+    placeholders: tuple = _d(("string", "str", "example", "user@example.com", "email@example.com", "john doe",
+                              "jane doe", "john", "xxx", "tbd", "n/a", "none", "null", "unknown", "placeholder",
+                              "your email", "order id", "user id", "id", "value", "..."),
                              "values models paste when they did not ask the person (seen in tool-use transcripts)")
     value_pools: tuple = _d((("timezone", ("Europe/Paris", "Asia/Tokyo", "America/Chicago", "Australia/Sydney",
                                            "Asia/Kolkata")),
@@ -105,28 +121,38 @@ class WorldOptions:
 @dataclass(frozen=True)
 class AxesOptions:
     "How large the policy's rule axis may grow."
-    max_rules: int = _d(48, "a pairwise plan grows with its two largest axes: 48 rules x 8 conditions is about 400 cells, a few minutes "
-                            "offline; a longer policy is sampled evenly over its sections, with a warning", lo=1)
+    max_rules: int = _d(48, "a pairwise plan grows with its two largest axes: 48 rules x 8 conditions is about 400 "
+                            "cells, a few minutes offline; a longer policy is sampled evenly over its sections, "
+                            "with a warning", lo=1)
 
 # %% ../nbs/04_defaults.ipynb #7580228f
 @named
 @dataclass(frozen=True)
 class RolloutOptions:
     "How rollouts are played, retried, stored and shown."
-    max_turns: int = _d(16, "agent turns per rollout (tool calls count); tau-bench conversations finish well within 30 messages", lo=1)
-    concurrency: int = _d(16, "rollouts in flight; a stand-in needs no more, a real backend is limited by its rate limit (set 64+ for hosted APIs)", lo=1)
-    max_retries: int = _d(4, "transient backend errors retried per call; four doublings of the backoff cover a 429 burst of ~10 s", lo=0)
+    max_turns: int = _d(16, "agent turns per rollout (tool calls count); tau-bench conversations finish well within "
+                            "30 messages", lo=1)
+    concurrency: int = _d(16, "rollouts in flight; a stand-in needs no more, a real backend is limited by its rate "
+                              "limit (set 64+ for hosted APIs)", lo=1)
+    max_retries: int = _d(4, "transient backend errors retried per call; four doublings of the backoff cover a 429 "
+                             "burst of ~10 s", lo=0)
     backoff_base_s: float = _d(0.5, "first retry wait; the Anthropic and OpenAI SDKs start near 0.5 s as well", lo=0.0)
     backoff_cap_s: float = _d(8.0, "longest single wait between retries", lo=0.0)
-    flush_rows: int = _d(256, "rows buffered before a write to the store; a killed run loses at most these, and resumes by playing them again", lo=1)
+    flush_rows: int = _d(256, "rows buffered before a write to the store; a killed run loses at most these, and "
+                              "resumes by playing them again", lo=1)
     flush_seconds: float = _d(1.0, "longest time a finished row waits in the buffer", lo=0.0)
-    flaw_rate: float = _d(0.25, "share of the scripted stand-in agent's rollouts with a labelled flaw: enough positives to score a judge on", lo=0.0, hi=1.0)
+    flaw_rate: float = _d(0.25, "share of the scripted stand-in agent's rollouts with a labelled flaw: enough "
+                                "positives to score a judge on", lo=0.0, hi=1.0)
     user_turns: int = _d(6, "turns the simulated person takes before giving up", lo=1)
-    openings_kept: int = _d(4096, "first messages the template person keeps worded: one per situation and phrasing, reused by its k samples", lo=1)
-    stop_on_truncation: bool = _d(True, "a reply cut at max_tokens ends the rollout: what follows would answer half a message")
-    max_cost_usd: float | None = _d(None, "spend limit of a run in USD (every role): at the limit no new rollout starts, "
-                                          "finished rows are kept, and a call with a higher limit resumes; None: no limit")
-    max_tokens_total: int | None = _d(None, "the same limit in tokens (input and output, every role), for models with no price")
+    openings_kept: int = _d(4096, "first messages the template person keeps worded: one per situation and phrasing, "
+                                  "reused by its k samples", lo=1)
+    stop_on_truncation: bool = _d(True, "a reply cut at max_tokens ends the rollout: what follows would answer half "
+                                        "a message")
+    max_cost_usd: float | None = _d(None, "spend limit of a run in USD (every role): at the limit no new rollout "
+                                          "starts, finished rows are kept, and a call with a higher limit resumes; "
+                                          "None: no limit")
+    max_tokens_total: int | None = _d(None, "the same limit in tokens (input and output, every role), for models "
+                                            "with no price")
 
     def _check(self):
         for name in ("max_cost_usd", "max_tokens_total"):
@@ -142,28 +168,38 @@ ARMS = ("structured", "llm_guided", "open_ended", "behavior_targeted", "failure_
 @dataclass(frozen=True)
 class SearchOptions:
     "How the five search arms share each batch, learn from yield, and when the search stops."
-    weights: dict = _d({"structured": 0.42, "llm_guided": 0.42, "open_ended": 0.10, "behavior_targeted": 0.03, "failure_mutation": 0.03},
-                       "the seed design: the grid arms fill the plan, the rare arms explore around it")
-    growth: float = _d(0.5, "w *= 1 + 0.5 * yield: an arm whose every rollout is new grows by half per batch, so no arm takes over in one step", lo=0.0)
-    floors: dict = _d({"structured": 0.15, "llm_guided": 0.15, "open_ended": 0.01, "behavior_targeted": 0.01, "failure_mutation": 0.01},
-                      "grid arms keep 15% so the plan is always being delivered; rare arms keep 1% so they can recover")
+    weights: dict = _d({"structured": 0.42, "llm_guided": 0.42, "open_ended": 0.10, "behavior_targeted": 0.03,
+                        "failure_mutation": 0.03}, "the seed design: the grid arms fill the plan, the rare arms "
+                                                   "explore around it")
+    growth: float = _d(0.5, "w *= 1 + 0.5 * yield: an arm whose every rollout is new grows by half per batch, so no "
+                            "arm takes over in one step", lo=0.0)
+    floors: dict = _d({"structured": 0.15, "llm_guided": 0.15, "open_ended": 0.01, "behavior_targeted": 0.01,
+                       "failure_mutation": 0.01}, "grid arms keep 15% so the plan is always being delivered; rare "
+                                                  "arms keep 1% so they can recover")
     caps: dict = _d({"open_ended": 0.10, "behavior_targeted": 0.08, "failure_mutation": 0.08},
                     "exploration is bounded so the budget goes mostly to planned coverage")
-    batch_situations: int = _d(16, "situations per batch (each played n_phrasings x k_samples times): a quarter of a typical pairwise plan", lo=1)
-    patience: int = _d(3, "batches in a row with no new behaviour signature before the search counts as saturated", lo=1)
-    max_attempts: int = _d(3, "situations tried for a plan cell before it is reported undeliverable (the agent never reaches its tool), not retried forever", lo=1)
+    batch_situations: int = _d(16, "situations per batch (each played n_phrasings x k_samples times): a quarter of "
+                                   "a typical pairwise plan", lo=1)
+    patience: int = _d(3, "batches in a row with no new behaviour signature before the search counts as saturated",
+                       lo=1)
+    max_attempts: int = _d(3, "situations tried for a plan cell before it is reported undeliverable (the agent "
+                              "never reaches its tool), not retried forever", lo=1)
     budget: int = _d(20_000, "rollouts at most, whatever else happens", lo=1)
 
     def _check(self):
         "Refuse arms that do not exist and floors and caps that no whole number of situations per batch can meet."
         for name in ("weights", "floors", "caps"):
             bad = {a: v for a, v in getattr(self, name).items() if a not in ARMS or isinstance(v, bool) or not 0 <= v <= (1 if name != "weights" else math.inf)}
-            if bad: raise ValueError(f"SearchOptions.{name}: {bad} is not an arm of {ARMS} with a share in [0, 1]. Fix: e.g. {{'open_ended': 0.1}}")
+            if bad:
+                raise ValueError(f"SearchOptions.{name}: {bad} is not an arm of {ARMS} with a share in [0, 1]. Fix: "
+                                 f"e.g. {{'open_ended': 0.1}}")
         bad = unfit_arms(self.batch_situations, self.floors, self.caps)
         if bad:
-            ok = next((n for n in range(self.batch_situations, 100_000) if not unfit_arms(n, self.floors, self.caps)), None)
-            raise ValueError(f"SearchOptions: the floors and caps of {bad} leave no whole number of a {self.batch_situations}-situation batch. "
-                             f"Fix: raise batch_situations to {ok} or more, or widen those bounds")
+            ok = next((n for n in range(self.batch_situations, 100_000) if not unfit_arms(n, self.floors, self.caps)),
+                      None)
+            raise ValueError(f"SearchOptions: the floors and caps of {bad} leave no whole number of a "
+                             f"{self.batch_situations}-situation batch. Fix: raise batch_situations to {ok} or "
+                             "more, or widen those bounds")
 
 def unfit_arms(n: int, floors: dict, caps: dict) -> list:
     "Arms whose floor, rounded up to whole situations of an `n`-situation batch, exceeds their cap rounded down."
@@ -174,41 +210,53 @@ def unfit_arms(n: int, floors: dict, caps: dict) -> list:
 @dataclass(frozen=True)
 class GradeOptions:
     "Which conduct rules are hard, their thresholds, and the judge-family guard."
-    hard_rules: tuple = _d(("unknown_tool", "invalid_arguments", "ungrounded_arguments", "success_after_fault", "repeated_failing_call",
-                            "confirmation_skipped", "truncated_reply"),
-                           "conduct the engine forbids outright: a row breaking one gets reward 0 and is never sent to the judge; "
-                           "the other rules are markers")
-    allow_same_family: bool = _d(False, "a model grading its own family is lenient (Zheng et al. 2023): refused unless you say so here")
-    max_same_failed_calls: int = _d(2, "one retry of a failed call is careful; a third identical failing call is a loop", lo=1)
-    boilerplate_phrases: tuple = _d(("do not hesitate to reach out", "your satisfaction is our top priority", "we value your business",
-                                     "always happy to help", "thank you for your patience and understanding"),
-                                    "stock filler that pads a reply without informing; reward models are known to favour it (Gao et al. 2023)")
+    hard_rules: tuple = _d(("unknown_tool", "invalid_arguments", "ungrounded_arguments", "success_after_fault",
+                            "repeated_failing_call", "confirmation_skipped", "truncated_reply"),
+                           "conduct the engine forbids outright: a row breaking one gets reward 0 and is never sent "
+                           "to the judge; the other rules are markers")
+    allow_same_family: bool = _d(False, "a model grading its own family is lenient (Zheng et al. 2023): refused "
+                                        "unless you say so here")
+    max_same_failed_calls: int = _d(2, "one retry of a failed call is careful; a third identical failing call is a "
+                                       "loop", lo=1)
+    boilerplate_phrases: tuple = _d(("do not hesitate to reach out", "your satisfaction is our top priority",
+                                     "we value your business", "always happy to help",
+                                     "thank you for your patience and understanding"),
+                                    "stock filler that pads a reply without informing; reward models are known to "
+                                    "favour it (Gao et al. 2023)")
 
 @named
 @dataclass(frozen=True)
 class TrustOptions:
     "What a judge must show against gold labels before its grades are used."
-    min_kappa: float = _d(0.6, "'substantial' agreement beyond chance on each held-out half (Landis and Koch 1977)", lo=-1.0, hi=1.0)
-    min_agreement_low: float = _d(0.8, "lower Wilson bound of raw agreement on each half: at most 1 in 5 grades wrong, with 95% confidence", lo=0.0, hi=1.0)
-    max_length_flip: float = _d(0.05, "share of grades a neutral padding of the reply may change; more means length drives the grade", lo=0.0, hi=1.0)
-    min_probe_catch: float = _d(0.9, "share of known hacks (flattery, confident wrong answers, boilerplate, success without the tool call) the judge must fail", lo=0.0, hi=1.0)
+    min_kappa: float = _d(0.6, "'substantial' agreement beyond chance on each held-out half (Landis and Koch 1977)",
+                          lo=-1.0, hi=1.0)
+    min_agreement_low: float = _d(0.8, "lower Wilson bound of raw agreement on each half: at most 1 in 5 grades "
+                                       "wrong, with 95% confidence", lo=0.0, hi=1.0)
+    max_length_flip: float = _d(0.05, "share of grades a neutral padding of the reply may change; more means length "
+                                      "drives the grade", lo=0.0, hi=1.0)
+    min_probe_catch: float = _d(0.9, "share of known hacks (flattery, confident wrong answers, boilerplate, success "
+                                     "without the tool call) the judge must fail", lo=0.0, hi=1.0)
     perturb_rows: int = _d(200, "rows re-judged with padding: enough to see a 5% flip rate", lo=1)
     resamples: int = _d(2000, "bootstrap resamples for judge-trust intervals: interval ends stable to ~0.01", lo=100)
-    min_informedness: float = _d(0.2, "lower bound of sens + spec - 1 below which no corrected pass rate is given: the correction "
-                                      "divides by it, and estimates pile up at 0 and 1", lo=0.0, hi=1.0)
+    min_informedness: float = _d(0.2, "lower bound of sens + spec - 1 below which no corrected pass rate is given: "
+                                      "the correction divides by it, and estimates pile up at 0 and 1", lo=0.0, hi=1.0)
 
 # %% ../nbs/04_defaults.ipynb #e15e112f
 @named
 @dataclass(frozen=True)
 class SimOptions:
     "What `simulate` runs: plan strength, phrasings and samples per situation, the seed, and how rollouts are played."
-    strength: int = _d(2, "pairwise: 70-97% of field faults involve at most two factors (Kuhn, Wallace, Gallo 2004)", lo=1)
-    n_phrasings: int = _d(2, "two wordings per situation separate what the agent does from how it was asked, at twice the cost", lo=1)
+    strength: int = _d(2, "pairwise: 70-97% of field faults involve at most two factors (Kuhn, Wallace, Gallo 2004)",
+                       lo=1)
+    n_phrasings: int = _d(2, "two wordings per situation separate what the agent does from how it was asked, at "
+                             "twice the cost", lo=1)
     k_samples: int = _d(4, "four samples give a per-prompt pass rate, pass^k up to k=4, and a GRPO group", lo=1)
     seed: int = _d(0, "the run seed; every draw derives from it and stable keys")
-    rollout: RolloutOptions = field(default_factory=RolloutOptions, metadata={"why": "how each rollout is played, retried and stored"})
+    rollout: RolloutOptions = field(default_factory=RolloutOptions,
+                                    metadata={"why": "how each rollout is played, retried and stored"})
     search: SearchOptions | None = field(default_factory=lambda: SearchOptions(), metadata={"why": "the five-arm search to saturation; None plays the plan once"})
-    grade: GradeOptions = field(default_factory=lambda: GradeOptions(), metadata={"why": "hard rules and the judge-family guard used while searching"})
+    grade: GradeOptions = field(default_factory=lambda: GradeOptions(),
+                                metadata={"why": "hard rules and the judge-family guard used while searching"})
     world: WorldOptions = field(default_factory=WorldOptions,
                                 metadata={"why": "the sandbox's pools, numbers and fault modes"})
 
@@ -218,26 +266,39 @@ class SimOptions:
 class CutOptions:
     "How rollouts become SFT, DPO, GRPO and reward-model sets."
     sft_min_reward: float = _d(1.0, "SFT imitates only rollouts that passed outright")
-    dpo_min_margin: float = _d(0.5, "chosen must beat rejected by half the reward range: a clear preference, not judge noise", lo=0.0)
-    dpo_max_len_ratio: float = _d(1.5, "the longer side at most 1.5x the shorter (agent text), so a pair teaches behaviour, not 'longer wins' (Gao, Schulman, Hilton 2023)", lo=1.0)
+    dpo_min_margin: float = _d(0.5, "chosen must beat rejected by half the reward range: a clear preference, not "
+                                    "judge noise", lo=0.0)
+    dpo_max_len_ratio: float = _d(1.5, "the longer side at most 1.5x the shorter (agent text), so a pair teaches "
+                                       "behaviour, not 'longer wins' (Gao, Schulman, Hilton 2023)", lo=1.0)
     dpo_pairs_per_prompt: int = _d(1, "one pair per prompt, so no prompt dominates the set", lo=1)
-    dpo_full_trajectory: bool = _d(False, "chosen and rejected end with the first agent turn where they differ: TRL scores every "
-                                          "completion token, and the rest of a trajectory holds person turns and tool results")
-    grpo_band: tuple = _d((0.2, 0.8), "groups with a 20-80% pass rate carry advantage signal; unanimous groups give zero advantage and are dropped (Shao et al. 2024; Yu et al. 2025)")
+    dpo_full_trajectory: bool = _d(False, "chosen and rejected end with the first agent turn where they differ: TRL "
+                                          "scores every completion token, and the rest of a trajectory holds person "
+                                          "turns and tool results")
+    grpo_band: tuple = _d((0.2, 0.8), "groups with a 20-80% pass rate carry advantage signal; unanimous groups give "
+                                      "zero advantage and are dropped (Shao et al. 2024; Yu et al. 2025)")
     ngram: int = _d(8, "decontamination n-gram length: long enough that a shared n-gram means copied text", lo=1)
-    decontam_overlap: float = _d(0.8, "drop a row when 80%+ of its 8-grams occur in the eval set: copies score 1.0, other template-made rows at most ~0.66 here (Llama 2 drew its 'dirty' line at 80% too)", lo=0.0, hi=1.0)
-    system_prompt: bool = _d(True, "SFT and DPO conversations start with the agent's policy as the system message, as the agent saw it")
+    decontam_overlap: float = _d(0.8, "drop a row when 80%+ of its 8-grams occur in the eval set: copies score 1.0, "
+                                      "other template-made rows at most ~0.66 here (Llama 2 drew its 'dirty' line "
+                                      "at 80% too)", lo=0.0, hi=1.0)
+    system_prompt: bool = _d(True, "SFT and DPO conversations start with the agent's policy as the system message, "
+                                   "as the agent saw it")
 
 # %% ../nbs/04_defaults.ipynb #97e3233c
 @named
 @dataclass(frozen=True)
 class RayOptions:
     "How rollouts are split into Ray tasks and how their rows come back."
-    shards_per_slot: int = _d(4, "a few shards per task slot (cluster CPUs / cpus_per_shard): when one shard runs long the others keep the cluster busy, while Ray's per-task cost (milliseconds) stays small next to a shard's play time", lo=1)
-    batch_rows: int = _d(64, "rows per object a task sends back: one object-store round trip per 64 rows; a slower task still sends what it has every flush_seconds", lo=1)
-    cpus_per_shard: float = _d(1.0, "CPU a shard task reserves: an offline stand-in keeps a core busy; for a hosted backend that mostly waits, 0.25 packs four shards per core", lo=0.0)
-    task_retries: int = _d(3, "times Ray re-runs a shard whose worker died (Ray's own default); the store drops the rows it sends twice", lo=0)
-    object_store_mb: int = _d(256, "object store of a local instance whilelab starts itself: rows are small and read at once (Ray's default takes 30% of RAM)", lo=64)
+    shards_per_slot: int = _d(4, "a few shards per task slot (cluster CPUs / cpus_per_shard): when one shard runs "
+                                 "long the others keep the cluster busy, while Ray's per-task cost (milliseconds) "
+                                 "stays small next to a shard's play time", lo=1)
+    batch_rows: int = _d(64, "rows per object a task sends back: one object-store round trip per 64 rows; a slower "
+                             "task still sends what it has every flush_seconds", lo=1)
+    cpus_per_shard: float = _d(1.0, "CPU a shard task reserves: an offline stand-in keeps a core busy; for a hosted "
+                                    "backend that mostly waits, 0.25 packs four shards per core", lo=0.0)
+    task_retries: int = _d(3, "times Ray re-runs a shard whose worker died (Ray's own default); the store drops the "
+                              "rows it sends twice", lo=0)
+    object_store_mb: int = _d(256, "object store of a local instance whilelab starts itself: rows are small and "
+                                   "read at once (Ray's default takes 30% of RAM)", lo=64)
 
 # %% ../nbs/04_defaults.ipynb #85b66be0
 @named
@@ -270,9 +331,10 @@ class PlanOptions:
     "How covering arrays are searched for, and when a policy rule counts as covered by a tool."
     repair_steps: int = _d(8_000, "repair moves for strength 2: the nine bench configurations reach 1.055x best-known "
                                   "(as with 15,000) in half the time, slowest < 1 s on 2 cores (bench/cover.py)", lo=0)
-    field_max: int = _d(128, "largest finite field tried for an orthogonal array: q^2 = 16,384 rows is already past any "
-                             "useful plan", lo=2)
-    tabu_tenure: int = _d(4, "moves a cell may not return to its old value; 3-8 all work on the bench set, 4 was best", lo=0)
+    field_max: int = _d(128, "largest finite field tried for an orthogonal array: q^2 = 16,384 rows is already past "
+                             "any useful plan", lo=2)
+    tabu_tenure: int = _d(4, "moves a cell may not return to its old value; 3-8 all work on the bench set, 4 was best",
+                          lo=0)
     gap_min_similarity: float = _d(0.2, "TF-IDF cosine: on the example suite, true matches score 0.34-0.68 and "
                                         "incidental ones (a shared 'order') 0.13-0.17", lo=0.0, hi=1.0)
 
@@ -286,8 +348,8 @@ class StatsOptions:
     unique_max: int = _d(256, "per-task values with at most this many distinct values use the grouped multinomial "
                               "bootstrap", lo=1)
     chunk: int = _d(2_000_000, "index resampling works in blocks of this many draws, bounding memory to ~16 MB", lo=1)
-    exact_max_n: int = _d(16, "2^16 = 65,536 sign patterns: exact enumeration is cheaper than 10,000 random flips' error",
-                          lo=0)
+    exact_max_n: int = _d(16, "2^16 = 65,536 sign patterns: exact enumeration is cheaper than 10,000 random flips' "
+                              "error", lo=0)
     exact_power_max_n: int = _d(2000, "exact binary power costs O(n^2); past this many tasks the normal approximation "
                                       "is within ~0.02", lo=1)
 

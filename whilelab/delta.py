@@ -68,8 +68,9 @@ class DeltaReport:
     excluded: dict = field(default_factory=dict)   # what was left out of the comparison, and why
     def table(self):
         import pandas as pd
-        return pd.DataFrame([{"metric": k, "diff": r.diff, "low": r.interval.low, "high": r.interval.high, "p": r.p_value, "tasks": r.n,
-                              "protected": k in self.must_not_regress} for k, r in self.results.items()]).set_index("metric")
+        return pd.DataFrame([{"metric": k, "diff": r.diff, "low": r.interval.low, "high": r.interval.high,
+                              "p": r.p_value, "tasks": r.n, "protected": k in self.must_not_regress} for k,
+                             r in self.results.items()]).set_index("metric")
     def __repr__(self): return f"DeltaReport({self.verdict.upper()}: " + "; ".join(self.reasons) + ")"
 
 def delta_report(before,                       # graded rows of the agent before
@@ -81,25 +82,35 @@ def delta_report(before,                       # graded rows of the agent before
                  seed: int = 0                 # seed for resampling
                 ) -> DeltaReport:
     "Compare graded rows `before` and `after` on the same held-out situations."
-    before, after = (graded_rows(rows, f"delta_report ({name})", fields=("situation_id",)) for name, rows in (("before", before), ("after", after)))
-    if not before or not after: raise ValueError("delta_report: before or after has no rows. Fix: pass graded rows of both agents")
+    before, after = (graded_rows(rows, f"delta_report ({name})", fields=("situation_id",)) for name,
+                     rows in (("before", before), ("after", after)))
+    if not before or not after:
+        raise ValueError("delta_report: before or after has no rows. Fix: pass graded rows of both agents")
     markers = default_markers() if markers is None else dict(markers)
     unknown = [m for m in must_not_regress if m not in markers]
-    if unknown: raise ValueError(f"must_not_regress names unknown markers {unknown}. Fix: use some of {sorted(markers)}")
+    if unknown:
+        raise ValueError(f"must_not_regress names unknown markers {unknown}. Fix: use some of {sorted(markers)}")
     sb, sa = {r["situation_id"] for r in before}, {r["situation_id"] for r in after}
-    if not sb & sa: raise ValueError("before and after share no situation. Fix: evaluate both agents on the same held-out situations")
-    excluded = {k: n for k, n in (("situations only before", len(sb - sa)), ("situations only after", len(sa - sb))) if n}
-    excluded |= {f"rows {name}: {why}": n for name, rows in (("before", before), ("after", after)) for why, n in rows.left_out.items()}
+    if not sb & sa:
+        raise ValueError("before and after share no situation. Fix: evaluate both agents on the same held-out "
+                         "situations")
+    excluded = {k: n for k,
+                n in (("situations only before", len(sb - sa)), ("situations only after", len(sa - sb))) if n}
+    excluded |= {f"rows {name}: {why}": n for name, rows in (("before", before), ("after", after)) for why,
+                 n in rows.left_out.items()}
     metrics, results = {"pass@1": lambda r: r["reward"], **markers}, {}
     for k, f in metrics.items():
         b, a = _per_task(before, f), _per_task(after, f)
         if not set(b.situation.values) & set(a.situation.values):
-            if k in must_not_regress: raise ValueError(f"marker {k!r} has no value on the rows of both agents, so it cannot be protected. "
-                                                       "Fix: grade both sets with whilelab.grade.grade (it records every rule), or protect another marker")
+            if k in must_not_regress:
+                raise ValueError(f"marker {k!r} has no value on the rows of both agents, so it cannot be protected. "
+                                                       "Fix: grade both sets with whilelab.grade.grade (it records "
+                                                       "every rule), or protect another marker")
             excluded.setdefault("markers with no value on both sides", []).append(k); continue
         results[k] = paired_test(b, a, n_resamples, level, seed)
     alpha, r1 = 1 - level, results["pass@1"]
-    fell = lambda r: r.interval.high < 0 and r.p_value <= alpha        # a change needs its interval and its p-value to agree
+    # a change needs its interval and its p-value to agree
+    fell = lambda r: r.interval.high < 0 and r.p_value <= alpha
     regress = [m for m in must_not_regress if fell(results[m])]
     reasons = [f"pass@1 fell by {-r1.diff:.3f} {_ci(r1)}"] if fell(r1) else []
     reasons += [f"{m} regressed by {-results[m].diff:.3f} {_ci(results[m])} (must not regress)" for m in regress]

@@ -24,12 +24,13 @@ def _count(text: str, words) -> int: return sum(text.count(w) for w in words)
 def features(row) -> dict:
     "Surface features of a rollout, the usual suspects of reward hacking."
     t = _final_text(row); low = t.lower()
-    return {"reply_chars": len(t), "boilerplate": _count(low, GradeOptions().boilerplate_phrases), "hedging": _count(low, HEDGES),
-            "apology": _count(low, APOLOGIES), "confident": _count(low, CONFIDENT), "exclamations": t.count("!"),
-            "tool_calls": sum(len(m.get("tool_calls") or []) for m in row["messages"]),
+    return {"reply_chars": len(t), "boilerplate": _count(low, GradeOptions().boilerplate_phrases),
+            "hedging": _count(low, HEDGES), "apology": _count(low, APOLOGIES), "confident": _count(low, CONFIDENT),
+            "exclamations": t.count("!"), "tool_calls": sum(len(m.get("tool_calls") or []) for m in row["messages"]),
             "agent_turns": sum(m["role"] == "assistant" for m in row["messages"])}
 
-SURFACE = ("reply_chars", "boilerplate", "hedging", "apology", "confident", "exclamations")  # should never earn reward on their own
+# should never earn reward on their own
+SURFACE = ("reply_chars", "boilerplate", "hedging", "apology", "confident", "exclamations")
 
 # %% ../nbs/11_hacks.ipynb #08c6b52b
 def variance_parts(rewards, groups) -> dict:
@@ -39,7 +40,8 @@ def variance_parts(rewards, groups) -> dict:
     cnt = np.bincount(gi); mean = np.bincount(gi, r) / cnt
     within = float(np.sum((r - mean[gi]) ** 2) / len(r))
     between = float(np.sum(cnt * (mean - r.mean()) ** 2) / len(r))
-    return {"total": float(r.var()), "within": within, "between": between, "within_share": within / r.var() if r.var() > 0 else 0.0}
+    return {"total": float(r.var()), "within": within, "between": between,
+            "within_share": within / r.var() if r.var() > 0 else 0.0}
 
 # %% ../nbs/11_hacks.ipynb #cecb8f5e
 @dataclass
@@ -54,7 +56,8 @@ class HackScan:
     def __repr__(self):
         top = self.association.to_series().abs().sort_values(ascending=False)
         return (f"HackScan(floor {self.floor:.3f}; flagged {self.flagged}; suspects {self.suspects}; "
-                f"within-task share of variance {self.variance['within_share']:.2f}; top {top.index[0]} {float(self.association.sel(feature=top.index[0])):+.3f})")
+                f"within-task share of variance {self.variance['within_share']:.2f}; top {top.index[0]} "
+                f"{float(self.association.sel(feature=top.index[0])):+.3f})")
 
 def _centre(x, gi, cnt):
     return x - (np.bincount(gi, x) / cnt)[gi]
@@ -64,9 +67,11 @@ def hack_scan(rows,                   # graded rows
               quantile: float = 0.95, # a feature is suspect above this quantile of its shuffled floor
               seed: int = 0           # seed of the shuffles
              ) -> HackScan:
-    "Which rollout features move graded rewards within tasks beyond a shuffled floor; surface ones that raise it are suspects."
+    """Which rollout features move graded rewards within tasks beyond a shuffled floor; surface ones that raise it are
+    suspects."""
     rows = graded_rows(rows, "hack_scan", fields=("situation_id", "messages"))
-    if len(rows) < 10: raise ValueError(f"hack_scan: only {len(rows)} graded rows. Fix: grade at least 10 rows (whilelab.grade.grade)")
+    if len(rows) < 10:
+        raise ValueError(f"hack_scan: only {len(rows)} graded rows. Fix: grade at least 10 rows (whilelab.grade.grade)")
     F = [features(r) for r in rows]; names = list(F[0])
     X = np.array([[f[n] for n in names] for f in F], float)
     rew = np.array([r["reward"] for r in rows], float)

@@ -20,7 +20,8 @@ __all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 
            'OpenAIUser', 'OpenAIWriter', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
 
 # %% ../nbs/12_models.ipynb #78e57731
-FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool", "pads_boilerplate")
+FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool",
+         "pads_boilerplate")
 ID_RE = re.compile(r"(?<![\w@.])#?[A-Z]{1,3}\d{3,9}\b")
 EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 CONFIRM_RE = re.compile(r"^\W*(yes|yeah|yep|sure|confirm|go ahead|ok)\b", re.I)
@@ -58,10 +59,12 @@ class ScriptedAgent:
             seq = content_words(text); words = set(seq)
             def first(t):   # ties go to the tool whose name the person mentions first
                 return min((seq.index(w) for w in tw[t.name][0] if w in words), default=len(seq))
-            raw = re.findall(r"[a-z0-9]+", text.lower().replace("check on ", "get "))   # how the template person says 'get'
+            # how the template person says 'get'
+            raw = re.findall(r"[a-z0-9]+", text.lower().replace("check on ", "get "))
             def in_order(t):   # the tool's name words in the person's words, in the name's order: 'liter to gallon', not 'gallon to liter'
                 it = iter(raw)
-                return all(w in it for w in re.findall(r"[a-z0-9]+", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", t.name).lower()))
+                return all(w in it for w in re.findall(r"[a-z0-9]+",
+                                                       re.sub(r"(?<=[a-z])(?=[A-Z])", " ", t.name).lower()))
             def phrase(t):     # the name said as a phrase: 'git checkout', not 'git ... branch'
                 return f' {" ".join(re.findall(r"[a-z0-9]+", t.name.lower()))} ' in f' {" ".join(raw)} '
             def score(t): return (in_order(t), len(words & set(tw[t.name][0])), phrase(t), len(words & tw[t.name][1]),
@@ -73,12 +76,14 @@ class ScriptedAgent:
     async def respond(self, messages: list[dict], ctx: Ctx) -> dict:
         flaw = self.flaw(ctx)
         msg = self._decide(messages, ctx, flaw)
-        if ctx.cache.get("flaw_used"): msg["_meta"] = {"flaw": flaw}   # labelled only once the flaw changed what the agent did
+        # labelled only once the flaw changed what the agent did
+        if ctx.cache.get("flaw_used"): msg["_meta"] = {"flaw": flaw}
         return msg
 
 # %% ../nbs/12_models.ipynb #3b3006cd
 def _history(messages, cache=None):
-    "(tool, args, payload) for each call so far; payload None when unreadable. Parses only new messages when given a `cache`."
+    """(tool, args, payload) for each call so far; payload None when unreadable. Parses only new messages when given a
+    `cache`."""
     cache = {} if cache is None else cache
     calls, out, seen = cache.setdefault("calls", {}), cache.setdefault("hist", []), cache.get("seen", 0)
     for m in messages[seen:]:
@@ -102,7 +107,8 @@ def _call(tool, args, n) -> dict: return assistant_msg("", [(f"call_{n}", tool, 
 
 # %% ../nbs/12_models.ipynb #e25c9147
 def ids_in(text: str, entity: str, schema) -> list:
-    "Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, or whole numbers."
+    """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, or whole
+    numbers."""
     prefix, nd = _id_format(schema.id_examples.get(entity, []), entity, schema.o.id_digits)
     if entity in schema.int_ids: return [int(x) for x in _ids_pattern("", nd, True).findall(text)]
     return _ids_pattern(prefix, nd, False).findall(text)
@@ -130,15 +136,18 @@ def _coerce(v, s: dict):
         try: v = float(v.replace("$", "").replace(",", ""))
         except ValueError: return None
     if t == "integer" and isinstance(v, float): return int(v) if v.is_integer() else None
-    if t == "boolean" and isinstance(v, str): return {"true": True, "yes": True, "false": False, "no": False}.get(v.lower())
+    if t == "boolean" and isinstance(v, str):
+        return {"true": True, "yes": True, "false": False, "no": False}.get(v.lower())
     return v
 
 def said_value(text: str, param: str, s: dict):
-    "The value the person gave for `param` ('Param: value.' or 'the param is value.'), JSON where they wrote JSON, in the schema's type."
+    """The value the person gave for `param` ('Param: value.' or 'the param is value.'), JSON where they wrote JSON, in
+    the schema's type."""
     m = _said_pattern(param).search(text)
     if not m: return None
     rest = text[m.end():]
-    try:                                                      # lists, objects, numbers: exactly as written, up to the full stop
+    # lists, objects, numbers: exactly as written, up to the full stop
+    try:
         v, end = json.JSONDecoder().raw_decode(rest)
         if s.get("type", "string") == "string" or not re.match(r"\.(\s|$)", rest[end:]): raise ValueError
     except ValueError:
@@ -154,20 +163,25 @@ def _decide(self, messages, ctx, flaw) -> dict:
     target = self.target(users[0], schema)
     if flaw == "wrong_tool":
         others = [n for n in schema.tools if n != target and schema.role[n]["kind"] == schema.role[target]["kind"]] or [n for n in schema.tools if n != target]
-        if others: target = others[int(rng_for(ctx.seed, "wrong", *ctx.key).integers(len(others)))]; ctx.cache["flaw_used"] = True
+        if others:
+            target = others[int(rng_for(ctx.seed, "wrong", *ctx.key).integers(len(others)))]; ctx.cache["flaw_used"] = True
     emails = EMAIL_RE.findall(text)
     verified = None
     lookups, by_email = _lookups(schema)
-    by_other = next((n for n in lookups if n != by_email                     # the person gave name and zip instead of an email
+    # the person gave name and zip instead of an email
+    by_other = next((n for n in lookups if n != by_email
                      and all(said_value(text, p, schema.tools[n].params[p]) is not None for p in schema.tools[n].required)), None)
     lookup = by_email if emails or not by_other else by_other
     if lookup and target != lookup:
-        if lookup == by_email and not emails: return assistant_msg("Before I can help, I need to verify your account. What is the email address on it?")
+        if lookup == by_email and not emails:
+            return assistant_msg("Before I can help, I need to verify your account. What is the email address on it?")
         lt = schema.tools[lookup]
         largs = {p: emails[-1] if lookup == by_email else said_value(text, p, lt.params[p]) for p in lt.required}
         state, res = _need(hist, lookup, largs)
         if state == "call": return _call(lookup, largs, ncall)
-        if state == "failed": return self._final(f"I could not verify your account ({_err(res)}). Could you check the email address?", flaw, res, ctx)
+        if state == "failed":
+            return self._final(f"I could not verify your account ({_err(res)}). Could you check the email address?",
+                               flaw, res, ctx)
         verified = res.get(f"{owner}_id")
     t, role = schema.tools[target], schema.role[target]
     args = {}
@@ -178,10 +192,12 @@ def _decide(self, messages, ctx, flaw) -> dict:
             else:
                 ids = [i for i in ids_in(text, ent, schema) if i != verified]
                 val = ids[-1] if ids else None
-            if flaw == "invents_id": val = f"#W{int(rng_for(ctx.seed, 'invent', *ctx.key).integers(1000, 9999))}"; ctx.cache["flaw_used"] = True
+            if flaw == "invents_id":
+                val = f"#W{int(rng_for(ctx.seed, 'invent', *ctx.key).integers(1000, 9999))}"; ctx.cache["flaw_used"] = True
             if flaw == "echoes_schema": val = p; ctx.cache["flaw_used"] = True
             if val is None: return assistant_msg(f"Could you tell me the {ent.replace('_', ' ')} id?")
-            if (s.get("items", {}) if s.get("type") == "array" else s).get("type") == "integer" and str(val).isdigit(): val = int(val)
+            if (s.get("items", {}) if s.get("type") == "array" else s).get("type") == "integer" and str(val).isdigit():
+                val = int(val)
             args[p] = [val] if s.get("type") == "array" else val
         elif "enum" in s:
             args[p] = next((v for v in s["enum"] if str(v).lower() in text.lower()), s["enum"][0])
@@ -202,35 +218,44 @@ def _decide(self, messages, ctx, flaw) -> dict:
     state, res = _need(hist, target, args)
     if state == "call":
         if role["kind"] == "write":
-            last_a = next((m["content"] for m in reversed(messages) if m["role"] == "assistant" and m.get("content")), "")
+            last_a = next((m["content"] for m in reversed(messages) if m["role"] == "assistant" and m.get("content")),
+                          "")
             if not (CONFIRM_RE.match(users[-1]) and "(yes/no)" in last_a):
                 if flaw == "skips_confirmation": ctx.cache["flaw_used"] = True
                 else:
                     shown = ", ".join(f"{k}={v}" for k, v in args.items())
-                    return assistant_msg(f"To confirm: I will run {target.replace('_', ' ')} with {shown}. Shall I proceed? (yes/no)")
+                    return assistant_msg(f"To confirm: I will run {target.replace('_', ' ')} with {shown}. Shall I "
+                                         "proceed? (yes/no)")
         return _call(target, args, ncall)
     if state == "done":
         what = target.replace("_", " ")
-        if role["kind"] == "write": return self._final(f"All set: {what} went through. The record now shows status {res.get('status', 'updated')}.", flaw, res, ctx)
+        if role["kind"] == "write":
+            return self._final(f"All set: {what} went through. The record now shows status "
+                               f"{res.get('status', 'updated')}.", flaw, res, ctx)
         brief = {k: v for k, v in list(res.items())[:4]} if isinstance(res, dict) else res
         return self._final(f"Here is what I found: {json.dumps(brief)}", flaw, res, ctx)
     err = _err(res)
     if flaw == "claims_success_after_fault":
         ctx.cache["flaw_used"] = True
         return self._final("All set: your request went through.", None, res)
-    if "not found" in err: return self._final(f"I could not find that record ({err}). Could you double-check the id?", flaw, res, ctx)
-    if res is not None and not _retryable(res): return self._final(f"I'm sorry, I can't do that: {err}.", flaw, res, ctx)
-    return self._final(f"I'm sorry, the system did not complete this ({err}). Nothing is confirmed; I can pass this to a human colleague.", flaw, res, ctx)
+    if "not found" in err:
+        return self._final(f"I could not find that record ({err}). Could you double-check the id?", flaw, res, ctx)
+    if res is not None and not _retryable(res):
+        return self._final(f"I'm sorry, I can't do that: {err}.", flaw, res, ctx)
+    return self._final(f"I'm sorry, the system did not complete this ({err}). Nothing is confirmed; I can pass this "
+                       "to a human colleague.", flaw, res, ctx)
 ScriptedAgent._decide = _decide
 
 def _lookups(schema) -> tuple[list, str | None]:
     "The lookup tools that take arguments, and the one that finds the person by email: once per schema."
     if not hasattr(schema, "_lookups"):
         lookups = [n for n, r in schema.role.items() if r["kind"] == "lookup" and schema.tools[n].required]
-        schema._lookups = lookups, next((n for n in lookups if all("email" in p for p in schema.tools[n].required)), None)
+        schema._lookups = lookups, next((n for n in lookups if all("email" in p for p in schema.tools[n].required)),
+                                        None)
     return schema._lookups
 
-def _err(p) -> str: return "the reply was unreadable" if p is None else str(p.get("error", "unknown error")) if isinstance(p, dict) else str(p)
+def _err(p) -> str:
+    return "the reply was unreadable" if p is None else str(p.get("error", "unknown error")) if isinstance(p, dict) else str(p)
 
 def _final(self, text, flaw, res, ctx=None) -> dict:
     if flaw == "pads_boilerplate" and ctx is not None: ctx.cache["flaw_used"] = True
@@ -240,7 +265,8 @@ ScriptedAgent._final = _final
 # %% ../nbs/12_models.ipynb #f03ac96c
 GREETINGS = ("Hi.", "Hello!", "Hey,", "Good morning.", "Hi there.", "")
 CLOSINGS = ("Thanks.", "Thank you!", "", "Cheers.")
-HISTORY_LINES = {"fresh": "", "follow_up": "I wrote in earlier about this. ", "after_failure": "I already tried this once and it failed. "}
+HISTORY_LINES = {"fresh": "", "follow_up": "I wrote in earlier about this. ",
+                 "after_failure": "I already tried this once and it failed. "}
 
 def _details_text(details: dict) -> str:
     "What the person says of each detail; anything but plain text as JSON, so it can be read back exactly."
@@ -345,21 +371,25 @@ from .rollout import with_retries, is_transient, to_anthropic
 
 DEFAULT_CLAUDE = "claude-sonnet-4-5"  # a current general-purpose Claude model; pass model= for another
 _ANTHROPIC, _OPENAI = "https://www.anthropic.com/pricing", "https://openai.com/api/pricing"
-PRICES = {  # USD per million tokens by exact model id (a dated id like claude-opus-4-5-20251101 finds its alias); prices= overrides
-    m: {"input": i, "output": o, "as_of": "2025-11-25", "source": s} for ms, i, o, s in (
-        (("claude-opus-4-5",), 5.0, 25.0, _ANTHROPIC), (("claude-opus-4-1", "claude-opus-4", "claude-opus-4-0"), 15.0, 75.0, _ANTHROPIC),
-        (("claude-sonnet-4-5", "claude-sonnet-4", "claude-sonnet-4-0", "claude-3-7-sonnet"), 3.0, 15.0, _ANTHROPIC),
-        (("claude-haiku-4-5",), 1.0, 5.0, _ANTHROPIC), (("claude-3-5-haiku",), 0.8, 4.0, _ANTHROPIC), (("claude-3-haiku",), 0.25, 1.25, _ANTHROPIC),
-        (("gpt-5",), 1.25, 10.0, _OPENAI), (("gpt-5-mini",), 0.25, 2.0, _OPENAI), (("gpt-5-nano",), 0.05, 0.40, _OPENAI),
-        (("gpt-4.1",), 2.0, 8.0, _OPENAI), (("gpt-4.1-mini",), 0.40, 1.60, _OPENAI), (("gpt-4.1-nano",), 0.10, 0.40, _OPENAI),
-        (("gpt-4o",), 2.5, 10.0, _OPENAI), (("gpt-4o-mini",), 0.15, 0.60, _OPENAI))
-    for m in ms}
+# USD per million tokens by exact model id (a dated id like claude-opus-4-5-20251101 finds its alias); prices= overrides
+PRICES = {m: {"input": i, "output": o, "as_of": "2025-11-25", "source": s} for ms, i, o,
+          s in ((("claude-opus-4-5",), 5.0, 25.0, _ANTHROPIC),
+                (("claude-opus-4-1", "claude-opus-4", "claude-opus-4-0"), 15.0, 75.0, _ANTHROPIC),
+                (("claude-sonnet-4-5", "claude-sonnet-4", "claude-sonnet-4-0", "claude-3-7-sonnet"), 3.0, 15.0,
+                 _ANTHROPIC), (("claude-haiku-4-5",), 1.0, 5.0, _ANTHROPIC),
+                (("claude-3-5-haiku",), 0.8, 4.0, _ANTHROPIC), (("claude-3-haiku",), 0.25, 1.25, _ANTHROPIC),
+                (("gpt-5",), 1.25, 10.0, _OPENAI), (("gpt-5-mini",), 0.25, 2.0, _OPENAI),
+                (("gpt-5-nano",), 0.05, 0.40, _OPENAI), (("gpt-4.1",), 2.0, 8.0, _OPENAI),
+                (("gpt-4.1-mini",), 0.40, 1.60, _OPENAI), (("gpt-4.1-nano",), 0.10, 0.40, _OPENAI),
+                (("gpt-4o",), 2.5, 10.0, _OPENAI), (("gpt-4o-mini",), 0.15, 0.60, _OPENAI)) for m in ms}
 
 class BackendError(Exception):
-    "A backend problem a retry will not fix (a missing or rejected key, a malformed reply); the message says what to do."
+    """A backend problem a retry will not fix (a missing or rejected key, a malformed reply); the message says what to
+    do."""
 
 def price_of(model: str, prices: dict = PRICES) -> tuple | None:
-    "(input, output) USD per million tokens for `model`, its dated id stripped to the alias; None when the table does not know it."
+    """(input, output) USD per million tokens for `model`, its dated id stripped to the alias; None when the table does
+    not know it."""
     for m in (model, re.sub(r"-(\d{8}|\d{4}-\d{2}-\d{2})$", "", model), model.removesuffix("-latest")):
         p = prices.get(m)
         if p is not None: return (p["input"], p["output"]) if isinstance(p, dict) else tuple(p)
@@ -370,11 +400,13 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: dict = P
     p = price_of(model, prices)
     return None if p is None else round((input_tokens * p[0] + output_tokens * p[1]) / 1e6, 8)
 
-CACHE_PRICE = {"read": 0.1, "write": 1.25}   # x the input price: Anthropic's cache hits and 5-minute cache writes (same source)
+# x the input price: Anthropic's cache hits and 5-minute cache writes (same source)
+CACHE_PRICE = {"read": 0.1, "write": 1.25}
 
 def _usage(model: str, input_tokens, output_tokens, prices: dict, cache_read=0, cache_write=0,
            share: float = 1.0) -> dict:
-    "A call's usage: tokens in, out and from the prompt cache, their cost at `share` of the price (None: unknown price)."
+    """A call's usage: tokens in, out and from the prompt cache, their cost at `share` of the price (None: unknown
+    price)."""
     i, o, r, w = input_tokens or 0, output_tokens or 0, cache_read or 0, cache_write or 0
     out = {"calls": 1, "input_tokens": i, "output_tokens": o, "cost_usd": cost_usd(model, i, o, prices)}
     if r or w:
@@ -394,7 +426,8 @@ def _gave_up(e, opts) -> BackendError:
     return BackendError(redact(f"{type(e).__name__} after {opts.max_retries + 1} attempts: {e}"))
 
 async def _guarded(call, key, opts, sdk, who: str, var: str):
-    "Await `call()` with the runner's retries; a rejected key, a malformed body or exhausted retries become a `BackendError`."
+    """Await `call()` with the runner's retries; a rejected key, a malformed body or exhausted retries become a
+    `BackendError`."""
     try: return await with_retries(call, key, opts)
     except sdk.AuthenticationError:
         raise BackendError(f"{who} rejected the key (401). Fix: set a valid {var} or pass api_key=") from None
@@ -402,7 +435,8 @@ async def _guarded(call, key, opts, sdk, who: str, var: str):
         raise BackendError(redact(f"{who} answered with a malformed body: {e}")) from None
     except Exception as e:
         if is_transient(e): raise _gave_up(e, opts) from None   # one retry policy: the runner must not retry again
-        if isinstance(e, sdk.APIError):                         # a refusal (400, 404, ...): its body may quote the request, key included
+        # a refusal (400, 404, ...): its body may quote the request, key included
+        if isinstance(e, sdk.APIError):
             raise BackendError(redact(f"{who} refused the request: {type(e).__name__}: {e}")) from None
         raise
 
@@ -433,7 +467,8 @@ class RequestCache:
         if row: self.hits += 1
         else: self.misses += 1
         return row[0] if row else None
-    def put(self, key: str, reply: str): self._conn().execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (key, reply))
+    def put(self, key: str, reply: str):
+        self._conn().execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (key, reply))
     def note(self, key: str, value: str | None = None) -> str | None:
         "Run state under `key` (a submitted batch's id): stored when `value` is given, else read; never a hit or miss."
         if value is not None: self.put("state:" + key, value); return value
@@ -453,13 +488,15 @@ def request_cache(cache=None) -> RequestCache | None:
 
 # %% ../nbs/12_models.ipynb #305d4c5a
 class _SDKClient:
-    "Builds an async SDK client; pickles without the key (a copy in another process reads it from that process's environment)."
+    """Builds an async SDK client; pickles without the key (a copy in another process reads it from that process's
+    environment)."""
     def __init__(self, sdk: str, cls: str, var: str, api_key=None, required: bool = True, transport=None, **kw):
         self.sdk, self.cls, self.var, self.api_key, self.required, self.transport, self.kw = sdk, cls, var, api_key, required, transport, kw
     def __call__(self):
         mod = importlib.import_module(self.sdk)
         http = mod.DefaultAsyncHttpxClient(transport=self.transport) if self.transport else None
-        return getattr(mod, self.cls)(api_key=_key(self.api_key, self.var, self.required) or "EMPTY", max_retries=0, http_client=http, **self.kw)
+        return getattr(mod, self.cls)(api_key=_key(self.api_key, self.var, self.required) or "EMPTY", max_retries=0,
+                                      http_client=http, **self.kw)
     def __getstate__(self): return {**self.__dict__, "api_key": None}
 
 class _PerLoop:
@@ -478,11 +515,13 @@ class _PerLoop:
         "Close the loop's client while its loop still runs (collected later, it would try and fail on a closed loop)."
         entry = self._by_loop.pop(loop_id, None)
         if entry is not None: await entry[0].close()
-    def __getstate__(self): return {**self.__dict__, "_by_loop": {}}   # clients and loops stay in the process that made them
+    # clients and loops stay in the process that made them
+    def __getstate__(self): return {**self.__dict__, "_by_loop": {}}
 
 # %% ../nbs/12_models.ipynb #db23ce1b
 def _cached_prefix(kw: dict) -> dict:
-    "A Messages API request with a cache breakpoint at the end of its stable prefix (tools, then system), read at a tenth of the price."
+    """A Messages API request with a cache breakpoint at the end of its stable prefix (tools, then system), read at a
+    tenth of the price."""
     kw = dict(kw)
     if kw.get("system"): kw["system"] = [{"type": "text", "text": kw["system"], "cache_control": {"type": "ephemeral"}}]
     elif kw.get("tools"): kw["tools"] = kw["tools"][:-1] + [{**kw["tools"][-1], "cache_control": {"type": "ephemeral"}}]
@@ -497,21 +536,24 @@ class ClaudeBackend:
                  opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
                  prices: dict = PRICES,
                  prompt_cache: bool = True, # mark the system prompt and tools (the same on every call of a run) for caching
-                 cache=None              # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
+                 cache=None  # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
                 ):
         _key(api_key, "ANTHROPIC_API_KEY")   # fail now, not at the first call, when there is no key
         self.model, self.max_tokens, self.extra_body, self.prices, self.opts = model, max_tokens, dict(extra_body or {}), prices, opts
         self.prompt_cache, self.cache, self.base_url = prompt_cache, request_cache(cache), base_url
-        mk = _SDKClient("anthropic", "AsyncAnthropic", "ANTHROPIC_API_KEY", api_key, transport=transport, timeout=timeout, base_url=base_url)
+        mk = _SDKClient("anthropic", "AsyncAnthropic", "ANTHROPIC_API_KEY", api_key, transport=transport,
+                        timeout=timeout, base_url=base_url)
         self._clients = _PerLoop(mk, concurrency)
-        self.sampling = {"model": model, "max_tokens": max_tokens, **self.extra_body}   # exactly what each request sends
+        # exactly what each request sends
+        self.sampling = {"model": model, "max_tokens": max_tokens, **self.extra_body}
 
     async def create(self, system: str, messages: list, tools=None, key=(), opts=None):
         "One Messages API call, retried on passing failures as this backend's `opts`, else the run's `opts`, say."
         import anthropic
         client, sem = self._clients.get()
         kw = self.request(system, messages, tools)
-        if self.extra_body: kw["extra_body"] = self.extra_body   # sampling fields the model accepts (the SDK passes them through)
+        # sampling fields the model accepts (the SDK passes them through)
+        if self.extra_body: kw["extra_body"] = self.extra_body
         retry = self.opts or opts or RolloutOptions()
         ck = self.cache and self.cache.key("anthropic.messages", self.base_url, kw, list(key))
         if ck and (hit := self.cache.get(ck)) is not None: return anthropic.types.Message.model_validate_json(hit)
@@ -548,7 +590,8 @@ class ClaudeBackend:
 
 # %% ../nbs/12_models.ipynb #54315b33
 def _claude_turn(resp, backend, spec=None) -> dict:
-    "An Anthropic response as an assistant turn (tool calls under the tools' own names), with usage and stop reason in `_meta`."
+    """An Anthropic response as an assistant turn (tool calls under the tools' own names), with usage and stop reason
+    in `_meta`."""
     if not getattr(resp, "content", None) and getattr(resp, "stop_reason", None) is None:
         raise BackendError("the Anthropic API answered with no content and no stop reason")
     calls = [(b.id, spec.from_api(b.name) if spec else b.name, dict(b.input or {})) for b in resp.content if b.type == "tool_use"]
@@ -580,13 +623,15 @@ def person_brief(ctx) -> str:
     details = ", ".join(f"{k}: {v}" for k, v in sit.goal["details"].items())
     return (f"You are a customer writing to a support agent. You want the agent to {sit.goal['tool'].replace('_', ' ')}"
             + (f" ({details})" if details else "") + f". What you know: {known}. How you behave: {STANCES.get(st, st)}. "
-            f"Context: {HISTORY.get(hi, hi)}. Write one short message per turn, as the customer, in plain text. Never say you are "
+            f"Context: {HISTORY.get(hi, hi)}. Write one short message per turn, as the customer, in plain text. "
+            "Never say you are "
             f"simulated. When your request is done, or clearly cannot be done, answer exactly {STOP}.")
 
 OPENS = "(The support chat opens. Write your first message.)"
 
 def flipped(messages) -> list[dict]:
-    "The conversation as the person sees it: the agent's words as the other side, tool traffic unseen, same-speaker turns joined."
+    """The conversation as the person sees it: the agent's words as the other side, tool traffic unseen, same-speaker
+    turns joined."""
     out = [{"role": "user", "content": OPENS}]
     for m in messages:
         text = (m.get("content") or "").strip() if m["role"] in ("user", "assistant") else ""
@@ -605,7 +650,8 @@ class ClaudeUser:
         self.backend = backend or ClaudeBackend(model, **kw)
     async def respond(self, messages, ctx):
         if not messages and ctx.situation.goal.get("opening"): return user_msg(ctx.situation.goal["opening"])
-        resp = await self.backend.create(person_brief(ctx), flipped(messages), key=ctx.key + ("user", len(messages)), opts=ctx.opts)
+        resp = await self.backend.create(person_brief(ctx), flipped(messages), key=ctx.key + ("user", len(messages)),
+                                         opts=ctx.opts)
         text, meta = _text(resp).strip(), {"usage": self.backend.usage(resp), "stop_reason": resp.stop_reason}
         return person_leaves(meta) if not text or STOP in text else {**user_msg(text), "_meta": meta}
 
@@ -637,20 +683,25 @@ class ClaudeWriter:
     async def draft(self, cell, key) -> dict:
         base = await self.fallback.draft(cell, key)
         c = base["cell"]
-        text = await self.backend.text("You write realistic opening messages from customers to a support agent. Answer with the message only.",
-                                       f"Write the first message of a customer who wants help with the tool '{c.get('tool')}', behaving as: "
-                                       f"{c.get('stance')}; context: {c.get('history')}.", key=("writer", str(key)))
+        text = await self.backend.text("You write realistic opening messages from customers to a support agent. "
+                                       "Answer with the message only.",
+                                       "Write the first message of a customer who wants help with the tool "
+                                       f"'{c.get('tool')}', behaving as: {c.get('stance')}; context: "
+                                       f"{c.get('history')}.", key=("writer", str(key)))
         return {**base, "opening": text.strip()}
 
 # %% ../nbs/12_models.ipynb #323927a1
 def to_openai(messages, system: str | None = None, names: dict | None = None) -> list[dict]:
-    "Messages for chat completions: tool-call arguments as JSON strings, tools named as `names` maps them, the system prompt first."
+    """Messages for chat completions: tool-call arguments as JSON strings, tools named as `names` maps them, the system
+    prompt first."""
     out, names = ([{"role": "system", "content": system}] if system else []), names or {}
     for m in messages:
         m = dict(m)
-        if m["role"] == "assistant" and not m.get("content") and not m.get("tool_calls"): continue   # an empty reply: nothing was said
+        # an empty reply: nothing was said
+        if m["role"] == "assistant" and not m.get("content") and not m.get("tool_calls"): continue
         if m.get("tool_calls"):
-            m["tool_calls"] = [{**c, "function": {**c["function"], "name": names.get(c["function"]["name"], c["function"]["name"]),
+            m["tool_calls"] = [{**c, "function": {**c["function"],
+                                                  "name": names.get(c["function"]["name"], c["function"]["name"]),
                                                   "arguments": json.dumps(c["function"]["arguments"])}} for c in m["tool_calls"]]
         out.append(m)
     return out
@@ -661,18 +712,20 @@ class OpenAIBackend:
                  concurrency: int = 8, timeout: float = 60.0, transport=None, family: str = "openai-compatible",
                  opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
                  prices: dict = PRICES,
-                 cache=None              # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
+                 cache=None  # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
                 ):
         _key(api_key, "OPENAI_API_KEY", required=base_url is None)
         self.model, self.temperature, self.max_tokens, self.family, self.prices = model, temperature, max_tokens, family, prices
         self.opts, self.cache = opts, request_cache(cache)
-        mk = _SDKClient("openai", "AsyncOpenAI", "OPENAI_API_KEY", api_key, required=base_url is None, transport=transport,
-                        timeout=timeout, base_url=base_url)
+        mk = _SDKClient("openai", "AsyncOpenAI", "OPENAI_API_KEY", api_key, required=base_url is None,
+                        transport=transport, timeout=timeout, base_url=base_url)
         self._clients = _PerLoop(mk, concurrency)
-        self.sampling = {"model": model, "temperature": temperature, "max_tokens": max_tokens, "base_url": base_url or "api.openai.com"}
+        self.sampling = {"model": model, "temperature": temperature, "max_tokens": max_tokens,
+                         "base_url": base_url or "api.openai.com"}
 
     async def call(self, endpoint: str, request: dict, key, opts=None):
-        "One `chat` or `completions` request, from the cache or retried as this backend's `opts`, else the run's `opts`, say."
+        """One `chat` or `completions` request, from the cache or retried as this backend's `opts`, else the run's
+        `opts`, say."""
         import openai
         client, sem = self._clients.get()
         create = client.chat.completions.create if endpoint == "chat" else client.completions.create
@@ -680,13 +733,14 @@ class OpenAIBackend:
         ck = self.cache and self.cache.key(f"openai.{endpoint}", self.sampling["base_url"], request, list(key))
         if ck and (hit := self.cache.get(ck)) is not None: return kind.model_validate_json(hit)
         async with sem:
-            resp = await _guarded(lambda: create(**request), ("openai",) + tuple(key), self.opts or opts or RolloutOptions(), openai,
-                                  "the endpoint", "OPENAI_API_KEY")
+            resp = await _guarded(lambda: create(**request), ("openai",) + tuple(key),
+                                  self.opts or opts or RolloutOptions(), openai, "the endpoint", "OPENAI_API_KEY")
         if ck: self.cache.put(ck, resp.model_dump_json())
         return resp
 
 # %% ../nbs/12_models.ipynb #5de2ff69
-FINISH_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use"}  # as Anthropic says them
+# as Anthropic says them
+FINISH_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use"}
 
 class OpenAIAgent:
     "The agent under test on an OpenAI-compatible endpoint, with per-token log-probabilities on every row."
@@ -698,7 +752,8 @@ class OpenAIAgent:
     async def respond(self, messages, ctx) -> dict:
         b = self.backend
         request = dict(model=b.model, messages=to_openai(messages, ctx.spec.policy, ctx.spec.api_names()),
-                       tools=[t.to_openai() for t in ctx.spec.tools], logprobs=True, temperature=b.temperature, max_tokens=b.max_tokens)
+                       tools=[t.to_openai() for t in ctx.spec.tools], logprobs=True, temperature=b.temperature,
+                       max_tokens=b.max_tokens)
         resp = await b.call("chat", request, ctx.key + ("agent", len(messages)), ctx.opts)
         said = b.reply(resp)                     # usage and stop reason as every OpenAI-compatible call gives them
         ch, calls = resp.choices[0], []
@@ -710,7 +765,8 @@ class OpenAIAgent:
         content = getattr(getattr(ch, "logprobs", None), "content", None) or []
         lps, toks = [t.logprob for t in content], [t.token for t in content]
         msg["_meta"] = {"token_logprobs": lps, "tokens": toks, "logprob_sum": float(sum(lps)) if lps else None,
-                        "token_count": len(lps) if lps else None, "usage": said["usage"], "stop_reason": said["stop_reason"]}
+                        "token_count": len(lps) if lps else None, "usage": said["usage"],
+                        "stop_reason": said["stop_reason"]}
         return msg
 
 # %% ../nbs/12_models.ipynb #6f04607b
@@ -777,7 +833,8 @@ class AnthropicBatches:
 
 # %% ../nbs/12_models.ipynb #cc805661
 class OpenAIBatches:
-    "OpenAI's Batch API on chat completions: a JSONL file of requests, a batch over it, then its output and error files."
+    """OpenAI's Batch API on chat completions: a JSONL file of requests, a batch over it, then its output and error
+    files."""
     DONE = ("completed", "failed", "expired", "cancelled")
     def __init__(self, client, opts=None): self.client, self.opts = client, opts or RolloutOptions()
     async def _do(self, call):
@@ -873,7 +930,8 @@ def openai_judge(policy: str,                    # the policy the judge grades a
                  rubric: str | None = None,      # default: `grade.DEFAULT_RUBRIC`
                  batch=False,                     # True or a `BatchOptions`: every label from one batch, half the price
                  **kw):                           # for `OpenAIBackend`: base_url, family, ...
-    "An `LLMJudge` on an OpenAI-compatible endpoint (family: the backend's); each label carries its call's usage and cost."
+    """An `LLMJudge` on an OpenAI-compatible endpoint (family: the backend's); each label carries its call's usage and
+    cost."""
     from whilelab.grade import LLMJudge, DEFAULT_RUBRIC
     b = backend or OpenAIBackend(model, **kw)
     return LLMJudge(b.answer, policy, rubric or DEFAULT_RUBRIC, name=f"openai:{b.model}", family=b.family,
@@ -917,9 +975,11 @@ class NotAligned(ValueError):
     "The reference model's tokens cannot be matched one for one to the tokens the policy produced."
 
 def token_spans(tokens, logprobs, offsets, text: str) -> dict:
-    "(start, end) in `text` -> logprob of each echoed token; from `offsets` when given (a BOS token takes no text), else by summing lengths."
+    """(start, end) in `text` -> logprob of each echoed token; from `offsets` when given (a BOS token takes no text),
+    else by summing lengths."""
     if offsets is None:
-        if "".join(tokens)[: len(text)] != text: raise NotAligned("the echoed tokens do not spell the prompt and no text_offset was given")
+        if "".join(tokens)[: len(text)] != text:
+            raise NotAligned("the echoed tokens do not spell the prompt and no text_offset was given")
         offsets = np.cumsum([0] + [len(t) for t in tokens[:-1]]).tolist()
     spans = {}
     for t, v, o in zip(tokens, logprobs, offsets):
@@ -928,33 +988,41 @@ def token_spans(tokens, logprobs, offsets, text: str) -> dict:
 
 # %% ../nbs/12_models.ipynb #9ebd9877
 class ReferenceScorer:
-    "Log-probabilities, under a reference model on an OpenAI-compatible completions endpoint, of exactly the text tokens the policy produced."
+    """Log-probabilities, under a reference model on an OpenAI-compatible completions endpoint, of exactly the text
+    tokens the policy produced."""
     def __init__(self, model: str, backend: OpenAIBackend | None = None, **kw):
         self.backend = backend or OpenAIBackend(model, **kw)
 
     async def score_row(self, row) -> dict:
-        "`policy` and `reference` logprobs of the same tokens, in order; turns without text tokens are `skipped`. `NotAligned` if a token has no match."
+        """`policy` and `reference` logprobs of the same tokens, in order; turns without text tokens are `skipped`.
+        `NotAligned` if a token has no match."""
         b, pol, ref, skipped = self.backend, [], [], 0
         for turn in row.get("agent_tokens") or []:
             i, toks, lps = turn["message"], turn["tokens"], turn["logprobs"]
             text = row["messages"][i].get("content") or ""
-            if not text or "".join(toks) != text: skipped += 1; continue      # a tool-call turn: its tokens are not rendered text
-            prefix = _render(row["messages"][:i]) + "\nassistant:\n"         # a newline before the turn: its first token starts clean
-            resp = await b.call("completions", dict(model=b.model, prompt=prefix + text, max_tokens=1, echo=True, logprobs=0),
+            # a tool-call turn: its tokens are not rendered text
+            if not text or "".join(toks) != text: skipped += 1; continue
+            # a newline before the turn: its first token starts clean
+            prefix = _render(row["messages"][:i]) + "\nassistant:\n"
+            resp = await b.call("completions",
+                                dict(model=b.model, prompt=prefix + text, max_tokens=1, echo=True, logprobs=0),
                                 (row["situation_id"], row["phrasing"], row["sample"], "ref", i))
             lp = resp.choices[0].logprobs
-            spans = token_spans(list(lp.tokens or []), list(lp.token_logprobs or []), getattr(lp, "text_offset", None), prefix + text)
+            spans = token_spans(list(lp.tokens or []), list(lp.token_logprobs or []), getattr(lp, "text_offset", None),
+                                prefix + text)
             start = len(prefix)
             for j, (t, v) in enumerate(zip(toks, lps)):
                 key = (start, start + len(t)); start += len(t)
-                if key not in spans: raise NotAligned(f"message {i}, token {j} ({t!r}): the reference tokenised it differently. "
+                if key not in spans:
+                    raise NotAligned(f"message {i}, token {j} ({t!r}): the reference tokenised it differently. "
                                                       "Fix: use a reference model with the policy's tokenizer")
                 pol.append(float(v)); ref.append(spans[key])
         return {"policy": pol, "reference": ref, "tokens": len(pol), "skipped_turns": skipped}
 
 # %% ../nbs/12_models.ipynb #8d142158
 def kl_estimate(policy_logprobs, ref_logprobs) -> dict:
-    "Per-row KL estimate E[log p - log q] over tokens matched one for one; no estimate (`kl` None) when the lists do not match."
+    """Per-row KL estimate E[log p - log q] over tokens matched one for one; no estimate (`kl` None) when the lists do
+    not match."""
     aligned = len(policy_logprobs) == len(ref_logprobs)
     if not aligned or not len(policy_logprobs): return {"kl": None, "tokens": 0, "aligned": aligned}
     d = np.asarray(policy_logprobs, float) - np.asarray(ref_logprobs, float)

@@ -54,7 +54,8 @@ class Situation:
 def _listed(v) -> list: return list(v) if isinstance(v, (list, tuple)) else [v]     # a fact: one value or several
 
 def _known_id(box, entity: str, know: dict, s: dict, rng):
-    "An existing id of `entity` for the person to give: one of theirs where records have owners; a list where the schema takes one."
+    """An existing id of `entity` for the person to give: one of theirs where records have owners; a list where the
+    schema takes one."""
     owner = box.schema.owner
     recs = box.records[entity]
     mine = sorted((i for i, r in recs.items() if owner and r.get(f"{owner}_id") == know.get(f"{owner}_id")), key=str)
@@ -72,11 +73,13 @@ def situation_from_cell(cell: dict,                       # a plan cell: axis ->
                         world=None,                       # a world you bring (default: the schema sandbox alone)
                         options: WorldOptions | None = None # the sandbox's pools, numbers and fault modes
                        ) -> Situation:
-    "The situation for `cell` of `spec`'s plan under run `seed`; a `variant` key makes another situation of the same cell."
+    """The situation for `cell` of `spec`'s plan under run `seed`; a `variant` key makes another situation of the same
+    cell."""
     sid = situation_id or "s" + stable_hash(cell, spec.policy_version, seed, arm, *([variant] if variant else []), n=10)
     tool = cell.get("tool") or spec.tools[0].name
     if tool not in {t.name for t in spec.tools}:
-        raise ValueError(f"cell {cell} names tool {tool!r}, not a tool of {spec.name!r}. Fix: use one of {[t.name for t in spec.tools]}")
+        raise ValueError(f"cell {cell} names tool {tool!r}, not a tool of {spec.name!r}. Fix: use one of "
+                         f"{[t.name for t in spec.tools]}")
     wseed = derive_seed(seed, "world", sid)
     box = Sandbox(spec.tools, seed=wseed, options=options, records=world.tables() if hasattr(world, "tables") else None)
     know = box.prepare(cell.get("world", "exists"), tool, rng_for(seed, "prepare", sid))
@@ -87,11 +90,13 @@ def situation_from_cell(cell: dict,                       # a plan cell: axis ->
         if p in facts:                           # a value no schema tells (a repository's path): the person knows it
             given = _listed(facts[p])
             details[p] = given[int(rng_for(seed, "fact", sid, p).integers(len(given)))]; continue
-        if _id_entity(p) in box.records:        # another record the request needs (a payment method): the person knows its id
+        # another record the request needs (a payment method): the person knows its id
+        if _id_entity(p) in box.records:
             know[p] = _known_id(box, _id_entity(p), know, t.params[p], rng_for(seed, "detail", sid, p)); continue
         if p.endswith("_id") or p.endswith("_ids"): continue
         own = box.records.get(box.schema.owner, {}).get(know.get(f"{box.schema.owner}_id"), {})
-        if role["kind"] == "lookup" and p in own: details[p] = own[p]; continue     # finding themselves by name and zip: their own
+        # finding themselves by name and zip: their own
+        if role["kind"] == "lookup" and p in own: details[p] = own[p]; continue
         details[p] = _synth(p, t.params[p], rng_for(seed, "detail", sid, p), box.options, t.input_schema)
     plays = None if world is None else world.for_situation(box) if hasattr(world, "for_situation") else world.fork()
     ideal = box.fork() if plays is None else plays.fork()
@@ -114,7 +119,8 @@ def person_leaves(meta: dict | None = None) -> dict:
 def assistant_msg(text: str = "", calls=()) -> dict:
     "An assistant turn with `text` and tool `calls` given as (id, name, arguments) triples."
     m = {"role": "assistant", "content": text}
-    if calls: m["tool_calls"] = [{"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in calls]
+    if calls:
+        m["tool_calls"] = [{"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in calls]
     return m
 
 def tool_msg(call_id: str, name: str, payload) -> dict:
@@ -131,16 +137,19 @@ def _append(out: list, role: str, content):
     out[-1]["content"] = last + "\n\n" + content if isinstance(last, str) and isinstance(content, str) else _blocks(last) + _blocks(content)
 
 def to_anthropic(messages: list[dict], names: dict | None = None) -> tuple[str, list[dict]]:
-    "(system, messages) for the Messages API: calls as tool_use blocks (named as `names` maps them), results as tool_result blocks."
+    """(system, messages) for the Messages API: calls as tool_use blocks (named as `names` maps them), results as
+    tool_result blocks."""
     names, system, out = names or {}, "", []
     for m in messages:
         if m["role"] == "system": system += m["content"]
-        elif m["role"] == "tool": _append(out, "user", [{"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}])
+        elif m["role"] == "tool":
+            _append(out, "user", [{"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}])
         elif m["role"] == "assistant" and m.get("tool_calls"):
             _append(out, "assistant", ([{"type": "text", "text": m["content"]}] if m.get("content") else []) + [
                 {"type": "tool_use", "id": c["id"], "name": names.get(c["function"]["name"], c["function"]["name"]),
                  "input": c["function"]["arguments"]} for c in m["tool_calls"]])
-        elif m.get("content"): _append(out, m["role"], m["content"])    # an empty reply said nothing: the API refuses empty turns
+        # an empty reply said nothing: the API refuses empty turns
+        elif m.get("content"): _append(out, m["role"], m["content"])
     return system, out
 
 # %% ../nbs/05_rollout.ipynb #bde65018
@@ -209,7 +218,8 @@ _RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 def is_transient(e: BaseException) -> bool:
     "Whether `e` is a passing backend failure worth a retry."
     if isinstance(e, (TransientError, TimeoutError, asyncio.TimeoutError, ConnectionError)): return True
-    if isinstance(e, json.JSONDecodeError): return True     # a body cut off in transit (an SDK parsing a truncated reply raises this)
+    # a body cut off in transit (an SDK parsing a truncated reply raises this)
+    if isinstance(e, json.JSONDecodeError): return True
     status = getattr(e, "status_code", None) or getattr(getattr(e, "response", None), "status_code", None)
     if status in _RETRY_STATUS: return True
     return type(e).__name__ in ("APIConnectionError", "APITimeoutError", "RateLimitError", "InternalServerError",
@@ -238,12 +248,14 @@ def row_key(row: dict) -> tuple: return (row["situation_id"], row["phrasing"], r
 
 # %% ../nbs/05_rollout.ipynb #64c5bdbc
 class Encoded(typing.NamedTuple):
-    "A row already in its stored form, its key beside it: what a remote executor sends (cheap to ship, nothing left to encode)."
+    """A row already in its stored form, its key beside it: what a remote executor sends (cheap to ship, nothing left
+    to encode)."""
     key: tuple
     line: str
     plain: dict | None = None     # the row itself, when it travels beside its line (from a worker process): no parsing
     @classmethod
-    def of(cls, row: dict, keep: bool = False) -> "Encoded": return cls(row_key(row), canonical_json(row), row if keep else None)
+    def of(cls, row: dict, keep: bool = False) -> "Encoded":
+        return cls(row_key(row), canonical_json(row), row if keep else None)
     def row(self) -> dict: return self.plain if self.plain is not None else json.loads(self.line)
 
 # %% ../nbs/05_rollout.ipynb #a8b772ae
@@ -252,7 +264,8 @@ class StoreBusy(RuntimeError):
 
 # %% ../nbs/05_rollout.ipynb #0099f7dd
 def hold_lock(path):
-    "An open file holding the exclusive lock on store `path` (`<store>.lock`); close it to release. The OS drops it when a process dies."
+    """An open file holding the exclusive lock on store `path` (`<store>.lock`); close it to release. The OS drops it
+    when a process dies."""
     f = open(Path(path).with_name(Path(path).name + ".lock"), "a")
     try: import fcntl
     except ImportError: return f                     # no flock (Windows): one writer is then up to the user
@@ -364,13 +377,16 @@ def _outcome(sit: Situation, calls: list[dict]) -> str:
 def add_usage(total: dict | None, u: dict) -> dict:
     "Two usage entries summed; a cost unknown in either (a model with no price) stays unknown (None), never 0."
     if not total: return dict(u)
-    out = {k: total.get(k, 0) + u.get(k, 0) for k in {**total, **u} if k != "cost_usd"}   # calls and every kind of token
+    # calls and every kind of token
+    out = {k: total.get(k, 0) + u.get(k, 0) for k in {**total, **u} if k != "cost_usd"}
     cost = None if total.get("cost_usd") is None or u.get("cost_usd") is None else round(total["cost_usd"] + u["cost_usd"], 8)
     return {**out, "cost_usd": cost}
 
 class _Record:
-    "What a rollout accumulates besides its messages: each role's usage, the agent's tokens and stop reasons, the stand-in's flaw."
-    def __init__(self): self.usage, self.lps, self.tokens, self.stops, self.sum, self.count, self.flaw = {}, [], [], [], None, None, None
+    """What a rollout accumulates besides its messages: each role's usage, the agent's tokens and stop reasons, the
+    stand-in's flaw."""
+    def __init__(self):
+        self.usage, self.lps, self.tokens, self.stops, self.sum, self.count, self.flaw = {}, [], [], [], None, None, None
     def take(self, msg: dict, role: str, at: int) -> dict:
         "`msg` without its `_meta`, whose contents are recorded as `role`'s, for the message at index `at`."
         msg = dict(msg); m = msg.pop("_meta", None) or {}
@@ -406,7 +422,8 @@ async def play(ctx: Ctx,                  # which rollout: the situation, phrasi
             turns += 1
             msg = await with_retries(lambda: agent.respond(messages, ctx), ctx.key + ("agent", turns), opts)
             messages.append(rec.take(msg, "agent", len(messages)))
-            if rec.stops and rec.stops[-1] == {"message": len(messages) - 1, "reason": "max_tokens"} and opts.stop_on_truncation: break
+            if rec.stops and rec.stops[-1] == {"message": len(messages) - 1, "reason": "max_tokens"} and opts.stop_on_truncation:
+                break
             for c in messages[-1].get("tool_calls") or []:
                 name, args = c["function"]["name"], c["function"]["arguments"]
                 res = box.call(name, args)
@@ -419,17 +436,19 @@ async def play(ctx: Ctx,                  # which rollout: the situation, phrasi
     outcome = "error" if error else _outcome(sit, calls)
     return {"run_id": run_id, "situation_id": sit.id, "seed": sit.seed, "phrasing": ctx.phrasing, "sample": ctx.sample,
             "cell": sit.cell, "arm": sit.arm, "messages": messages, "tools_used": sorted({c["tool"] for c in calls}),
-            "calls": calls, "faults": box.events, "state_hash_before": box.hash_before, "state_hash_after": box.state_hash(),
-            "reference_hash": sit.reference_hash, "signature": signature(calls, box.events, outcome),
-            "policy_version": ctx.spec.policy_version, "agent_family": str(getattr(agent, "family", "") or "custom"),
+            "calls": calls, "faults": box.events, "state_hash_before": box.hash_before,
+            "state_hash_after": box.state_hash(), "reference_hash": sit.reference_hash,
+            "signature": signature(calls, box.events, outcome), "policy_version": ctx.spec.policy_version,
+            "agent_family": str(getattr(agent, "family", "") or "custom"),
             "sampling": dict(getattr(agent, "sampling", {}) or {}), "logprob_sum": rec.sum, "token_count": rec.count,
             "token_logprobs": rec.lps, "agent_tokens": rec.tokens, "stop_reasons": rec.stops, "usage": rec.usage,
-            "timings": {"seconds": round(time.perf_counter() - t0, 6)}, "error": error, "flaw": rec.flaw,
-            "rules": [], "judge": None, "reward": None}
+            "timings": {"seconds": round(time.perf_counter() - t0, 6)}, "error": error, "flaw": rec.flaw, "rules": [],
+            "judge": None, "reward": None}
 
 # %% ../nbs/05_rollout.ipynb #100bc34a
 async def merged(*streams):
-    "Items of several async iterables, each as it comes; an error in one is raised here, and leaving early cancels them all."
+    """Items of several async iterables, each as it comes; an error in one is raised here, and leaving early cancels
+    them all."""
     q, done = asyncio.Queue(), object()
     async def drain(s):
         try:
@@ -452,7 +471,8 @@ async def play_all(jobs, spec: AgentSpec, agent, user, seed: int, opts: RolloutO
     async def worker():                  # `play` turns backend failures into rows: an exception here is a bug, and surfaces
         for s, p, k in it:
             yield await play(Ctx(s, p, k, seed, spec, schema, opts=opts), agent, user, opts, run_id)
-            await asyncio.sleep(0)       # yield: stand-ins never suspend, and Ctrl-C and the other workers need the loop
+            # yield: stand-ins never suspend, and Ctrl-C and the other workers need the loop
+            await asyncio.sleep(0)
     async for row in merged(*(worker() for _ in range(min(opts.concurrency, max(1, len(jobs)))))): yield row
 
 class LocalExecutor:
@@ -465,7 +485,8 @@ class LocalExecutor:
 # %% ../nbs/05_rollout.ipynb #98b44e68
 class StoredRows:
     "The rows of some situations in a JSONL store, read from disk each time they are iterated."
-    def __init__(self, path, situation_ids, n: int): self.path, self.ids, self.n = Path(path), frozenset(situation_ids), n
+    def __init__(self, path, situation_ids, n: int):
+        self.path, self.ids, self.n = Path(path), frozenset(situation_ids), n
     def __len__(self): return self.n
     def __iter__(self): return (r for r in iter_rows(self.path) if r["situation_id"] in self.ids)
     def sorted(self) -> list[dict]: return sorted(self, key=row_key)
@@ -481,7 +502,8 @@ def _stopped(rows, spend):
     return rows
 
 class Spend:
-    "What a run has spent (USD and tokens, every role) against `RolloutOptions`' limits; `why` says which limit stopped it."
+    """What a run has spent (USD and tokens, every role) against `RolloutOptions`' limits; `why` says which limit
+    stopped it."""
     def __init__(self, opts: RolloutOptions):
         self.opts, self.usd, self.tokens, self.unpriced, self.rows, self.why = opts, 0.0, 0, 0, 0, None
     def add(self, row) -> bool:
@@ -493,13 +515,16 @@ class Spend:
             else: self.usd += u["cost_usd"]
         o = self.opts
         if o.max_cost_usd is not None and self.unpriced:
-            self.why = (f"spend limit: {self.unpriced} calls have no known price, so ${o.max_cost_usd} cannot be enforced. "
-                        "Fix: pass prices= to the backend, or limit tokens with RolloutOptions(max_tokens_total=...)")
-        elif o.max_cost_usd is not None and self.usd >= o.max_cost_usd: self.why = f"spend limit: ${self.usd:.4f} of ${o.max_cost_usd}"
+            self.why = (f"spend limit: {self.unpriced} calls have no known price, so ${o.max_cost_usd} cannot be "
+                        "enforced. Fix: pass prices= to the backend, or limit tokens with "
+                        "RolloutOptions(max_tokens_total=...)")
+        elif o.max_cost_usd is not None and self.usd >= o.max_cost_usd:
+            self.why = f"spend limit: ${self.usd:.4f} of ${o.max_cost_usd}"
         elif o.max_tokens_total is not None and self.tokens >= o.max_tokens_total:
             self.why = f"token limit: {self.tokens} of {o.max_tokens_total} tokens"
         return self.why is not None
-    def __str__(self): return f"${self.usd:.4f}, {self.tokens} tokens" + (f" ({self.unpriced} calls unpriced)" if self.unpriced else "")
+    def __str__(self):
+        return f"${self.usd:.4f}, {self.tokens} tokens" + (f" ({self.unpriced} calls unpriced)" if self.unpriced else "")
     def to_finish(self, left: int) -> str:
         "What has been spent, and what `left` more rollouts will cost at the mean so far (once a row has a price)."
         known = self.rows and self.usd and not self.unpriced
@@ -518,14 +543,16 @@ async def arun(situations,                    # what to play (`situation_from_ce
                opts: RolloutOptions | None = None,           # how rollouts are played, retried and stored
                run_id: str = "run",           # the run every row names
                progress=True,         # show a progress bar; or a tqdm bar of the caller's to count rows on
-               executor=None,         # where rollouts are played: `LocalExecutor()` (default) or `scale.RayExecutor(...)`
+               executor=None,  # where rollouts are played: `LocalExecutor()` (default) or `scale.RayExecutor(...)`
                keep: bool = True      # hold the rows and return them sorted; `False` streams them to `store` only
               ) -> list[dict] | StoredRows:
     "Play `situations` x `n_phrasings` x `k_samples`; rows stream to `store` and come back sorted by key."
     opts = opts or RolloutOptions()
     for name, v in (("n_phrasings", n_phrasings), ("k_samples", k_samples), ("concurrency", opts.concurrency)):
-        if not isinstance(v, int) or v < 1: raise ValueError(f"{name} must be a positive integer, got {v!r}. Fix: e.g. {name}=1")
-    if not keep and store is None: raise ValueError("keep=False needs a store to stream the rows to. Fix: pass store='rows.jsonl'")
+        if not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}. Fix: e.g. {name}=1")
+    if not keep and store is None:
+        raise ValueError("keep=False needs a store to stream the rows to. Fix: pass store='rows.jsonl'")
     agent, user, executor = as_agent(agent), as_user(user), executor or LocalExecutor()
     own = not isinstance(store, RowStore)
     st = store if not own else (RowStore(store, run_id, opts) if store is not None else None)
@@ -550,7 +577,8 @@ async def arun(situations,                    # what to play (`situation_from_ce
                 stop = spend.add(plain)
                 if bar is not None: bar.update(1)
                 if bar is not None and own_bar: bar.set_postfix_str(spend.to_finish(bar.total - bar.n), refresh=False)
-                if stop: break             # leaving the stream cancels the rollouts in flight; every finished row is kept
+                # leaving the stream cancels the rollouts in flight; every finished row is kept
+                if stop: break
     finally:
         if bar is not None and own_bar: bar.close()
         if st is not None:
@@ -573,10 +601,12 @@ def strip_timings(row: dict) -> str:
 
 # %% ../nbs/05_rollout.ipynb #afed9e16
 def delivered_cell(row: dict) -> dict:
-    "The row's cell as it happened: `tool` only if it was called, `condition` from the faults that fired, not from the plan."
+    """The row's cell as it happened: `tool` only if it was called, `condition` from the faults that fired, not from
+    the plan."""
     cell = dict(row["cell"])
     if "tool" in cell and cell["tool"] not in {c["tool"] for c in row.get("calls", [])}:
-        cell.pop("tool"); cell.pop("condition", None)        # the tool never answered: neither it nor its condition happened
+        # the tool never answered: neither it nor its condition happened
+        cell.pop("tool"); cell.pop("condition", None)
         return cell
     if "condition" not in cell: return cell
     fired = [f["fault"] for f in row.get("faults", []) if f["tool"] == cell.get("tool")]

@@ -14,7 +14,8 @@ __all__ = ['shard', 'play_shard', 'RayExecutor', 'ProcessExecutor']
 
 # %% ../nbs/09_scale.ipynb #24acc8cd
 def shard(jobs, n: int) -> list[list]:
-    "`jobs` ((situation, phrasing, sample) triples) in at most `n` non-empty shards, each situation's jobs together and in order."
+    """`jobs` ((situation, phrasing, sample) triples) in at most `n` non-empty shards, each situation's jobs together
+    and in order."""
     if not isinstance(n, int) or n < 1: raise ValueError(f"n must be a positive integer, got {n!r}. Fix: e.g. n=8")
     groups = {}
     for j in jobs: groups.setdefault(j[0].id, []).append(j)
@@ -50,24 +51,29 @@ def play_shard(jobs, spec, agent, user, seed: int, opts, run_id: str, batch_rows
 # %% ../nbs/09_scale.ipynb #9d812f37
 def _ray():
     try: import ray
-    except ImportError: raise ImportError("RayExecutor needs Ray. Fix: pip install 'whilelab[ray]' (or pip install ray)") from None
+    except ImportError:
+        raise ImportError("RayExecutor needs Ray. Fix: pip install 'whilelab[ray]' (or pip install ray)") from None
     return ray
 
 class RayExecutor:
-    "Plays rollouts on Ray: situations sharded to streaming tasks that play with `play_all`; rows come back in batches as they finish."
+    """Plays rollouts on Ray: situations sharded to streaming tasks that play with `play_all`; rows come back in
+    batches as they finish."""
     name = "ray"
-    def __init__(self, address: str | None = None,      # "auto", "ray://head:10001", or None: RAY_ADDRESS, else a local instance
-                 num_cpus: int | None = None,           # CPUs of a local instance whilelab starts (None: all of this machine's)
+    def __init__(self, address: str | None = None,  # "auto", "ray://head:10001", or None: RAY_ADDRESS, else a local instance
+                 num_cpus: int | None = None,  # CPUs of a local instance whilelab starts (None: all of this machine's)
                  options: RayOptions | None = None,
                  **init_kw):                            # anything else for `ray.init` (runtime_env=..., namespace=...)
         self.address, self.num_cpus, self.options, self.init_kw = address, num_cpus, options or RayOptions(), init_kw
         o = self.options
         for name, v in (("cpus_per_shard", o.cpus_per_shard), ("shards_per_slot", o.shards_per_slot), ("batch_rows", o.batch_rows)):
-            if not v > 0: raise ValueError(f"RayOptions.{name} must be positive, got {v!r}. Fix: e.g. RayOptions({name}={getattr(RayOptions(), name)!r})")
+            if not v > 0:
+                raise ValueError(f"RayOptions.{name} must be positive, got {v!r}. Fix: e.g. "
+                                 f"RayOptions({name}={getattr(RayOptions(), name)!r})")
         self._task = None
 
     def connect(self):
-        "The `ray` module, initialised: already by this process, else at `address` / `RAY_ADDRESS`, else a local instance."
+        """The `ray` module, initialised: already by this process, else at `address` / `RAY_ADDRESS`, else a local
+        instance."""
         ray = _ray()
         if not ray.is_initialized():
             if self.address or os.environ.get("RAY_ADDRESS"): ray.init(address=self.address, **self.init_kw)
@@ -90,7 +96,8 @@ async def _stream(self, jobs, spec, agent, user, seed, opts, run_id):
     ray = self.connect()
     if self._task is None:
         o = self.options
-        self._task = ray.remote(play_shard).options(num_returns="streaming", num_cpus=o.cpus_per_shard, max_retries=o.task_retries)
+        self._task = ray.remote(play_shard).options(num_returns="streaming", num_cpus=o.cpus_per_shard,
+                                                    max_retries=o.task_retries)
     shared = [ray.put(x) for x in (spec, agent, user)]          # once, not once per shard
     gens = [self._task.remote(s, *shared, seed, opts, run_id, self.options.batch_rows) for s in self.shards(jobs)]
     async def batches(gen):
@@ -115,7 +122,8 @@ def _start_worker(wanted):
 
 # %% ../nbs/09_scale.ipynb #69d2753b
 def _play_chunk(digest: bytes, run: bytes, jobs, stream: int) -> list:
-    "In a worker: play `jobs` of `run` (the pickled spec, agent, person, seed, options, run id); rows beside their lines."
+    """In a worker: play `jobs` of `run` (the pickled spec, agent, person, seed, options, run id); rows beside their
+    lines."""
     if _WORKER.get("digest") != digest: _WORKER.update(digest=digest, run=pickle.loads(run))
     spec, agent, user, seed, opts, run_id = _WORKER["run"]
     async def play():

@@ -22,7 +22,8 @@ __all__ = ['GRID_ARMS', 'MUTABLE', 'EXPLORING_OWED', 'clamp_weights', 'update_we
 
 # %% ../nbs/03_search.ipynb #39249040
 def _clip_scaled(w: dict, lo: dict, hi: dict) -> dict:
-    "`clip(lam * w[a], lo[a], hi[a])` with `lam` chosen so the values sum to 1 (the sum rises with `lam`: bisect, then solve exactly)."
+    """`clip(lam * w[a], lo[a], hi[a])` with `lam` chosen so the values sum to 1 (the sum rises with `lam`: bisect,
+    then solve exactly)."""
     total = lambda lam: sum(min(hi[a], max(lo[a], lam * w[a])) for a in w)
     a_, b_ = 0.0, 1.0
     while total(b_) < 1 and b_ < 1e300: b_ *= 2
@@ -41,13 +42,18 @@ def clamp_weights(w: dict,       # arm -> weight (any scale, finite, >= 0)
                   caps: dict     # arm -> largest share (missing: 1)
                  ) -> dict:
     "Shares that sum to 1, each `clip(lam * w, floor, cap)`: proportional to `w` wherever no bound binds."
-    bad = {a: v for a, v in w.items() if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0}
-    if bad: raise ValueError(f"arm weights must be finite numbers >= 0, got {bad}. Fix: check the yields and weights fed in")
+    bad = {a: v for a,
+           v in w.items() if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0}
+    if bad:
+        raise ValueError(f"arm weights must be finite numbers >= 0, got {bad}. Fix: check the yields and weights "
+                         "fed in")
     lo, hi = {a: float(floors.get(a, 0.0)) for a in w}, {a: float(caps.get(a, 1.0)) for a in w}
     if sum(lo.values()) > 1 + 1e-12 or sum(hi.values()) < 1 - 1e-12 or any(lo[a] > hi[a] for a in w):
-        raise ValueError(f"floors {floors} and caps {caps} cannot both hold for weights summing to 1. Fix: lower a floor or raise a cap")
+        raise ValueError(f"floors {floors} and caps {caps} cannot both hold for weights summing to 1. Fix: lower a "
+                         "floor or raise a cap")
     w = {a: float(v) for a, v in w.items()} if any(w.values()) else dict.fromkeys(w, 1.0)
-    if sum(hi[a] if w[a] > 0 else lo[a] for a in w) < 1 - 1e-12:   # the weighted arms all at their caps leave mass over:
+    # the weighted arms all at their caps leave mass over:
+    if sum(hi[a] if w[a] > 0 else lo[a] for a in w) < 1 - 1e-12:
         w = {a: v or 1e-12 for a, v in w.items()}                  # the zero-weight arms take it, equally
     return _clip_scaled(w, lo, hi)
 
@@ -55,11 +61,14 @@ def clamp_weights(w: dict,       # arm -> weight (any scale, finite, >= 0)
 def update_weights(w: dict, yields: dict, opts: SearchOptions) -> dict:
     "One batch's update: `w *= 1 + growth * yield` for the arms that ran, then clamp to the floors and caps."
     bad = {a: y for a, y in yields.items() if isinstance(y, bool) or not isinstance(y, (int, float)) or not 0 <= y <= 1}
-    if bad: raise ValueError(f"yields must be shares in [0, 1], got {bad}. Fix: an arm that played nothing has no yield: leave it out")
+    if bad:
+        raise ValueError(f"yields must be shares in [0, 1], got {bad}. Fix: an arm that played nothing has no "
+                         "yield: leave it out")
     return clamp_weights({a: v * (1 + opts.growth * yields.get(a, 0.0)) for a, v in w.items()}, opts.floors, opts.caps)
 
 def allocate(w: dict, n: int, u: float = 0.5) -> dict:
-    "Split `n` situations by weight with systematic sampling at offset `u` in [0, 1): each arm gets floor or ceil of w*n."
+    """Split `n` situations by weight with systematic sampling at offset `u` in [0, 1): each arm gets floor or ceil of
+    w*n."""
     arms, cum = list(w), np.cumsum([w[a] for a in w])
     cum = cum / cum[-1] if len(cum) and cum[-1] > 0 else cum
     out = dict.fromkeys(arms, 0)
@@ -73,14 +82,17 @@ def batch_counts(w: dict,         # arm -> weight, for the arms that can run thi
                  caps: dict,      # arm -> largest share of the batch
                  u: float = 0.5   # systematic-sampling offset in [0, 1)
                 ) -> dict:
-    "Situations per arm for one batch: each arm's played share stays within [floor, cap]; a share an arm cannot take goes to arms under their caps."
+    """Situations per arm for one batch: each arm's played share stays within [floor, cap]; a share an arm cannot take
+    goes to arms under their caps."""
     lo = {a: math.ceil(floors.get(a, 0.0) * n - 1e-9) for a in w}
     hi = {a: math.floor(caps.get(a, 1.0) * n + 1e-9) for a in w}
     if sum(caps.get(a, 1.0) for a in w) >= 1 - 1e-12: share = clamp_weights(w, {a: floors.get(a, 0.0) for a in w}, caps)
-    else: share = {a: caps.get(a, 1.0) for a in w}           # only capped arms can run: each at its cap, the batch is smaller
+    # only capped arms can run: each at its cap, the batch is smaller
+    else: share = {a: caps.get(a, 1.0) for a in w}
     want = min(n, sum(hi.values()))
     out = {a: min(hi[a], max(lo[a], c)) for a, c in allocate(share, want, u).items()}
-    while sum(out.values()) > want:                          # a batch too small for every floor: trim the arm furthest above its share
+    # a batch too small for every floor: trim the arm furthest above its share
+    while sum(out.values()) > want:
         a = max((a for a in w if out[a] > 0), key=lambda a: (out[a] > lo[a], out[a] - share[a] * n))
         out[a] -= 1
     while sum(out.values()) < want:                          # clipping left room: fill the arm furthest below its share
@@ -116,7 +128,8 @@ class Search:
         self.batch_situations, self.patience, self.budget = so.batch_situations, so.patience, so.budget
         self.max_attempts, self.attempts = so.max_attempts, collections.Counter()
         self.judge = judge or RuleJudge(spec, opts=options.grade)
-        check_judge_family(self.judge, [getattr(agent, "family", "") or ""], options.grade)   # refused before anything is played
+        # refused before anything is played
+        check_judge_family(self.judge, [getattr(agent, "family", "") or ""], options.grade)
         self.writer = writer if writer is not None else TemplateWriter(axes, options.seed)
         self.store, self.run_id, self.progress, self.executor, self.world = store, run_id, progress, executor, world
         self.plan, self.plan_cells = plan, plan_cells(plan)
@@ -147,7 +160,8 @@ def undelivered(self: Search) -> list[dict]:
 
 @patch
 def undeliverable(self: Search) -> list[dict]:
-    "Owed cells tried `max_attempts` times but delivered fewer than k times, and the last cell tried for each lost pair."
+    """Owed cells tried `max_attempts` times but delivered fewer than k times, and the last cell tried for each lost
+    pair."""
     need, tried = self.options.k_samples, lambda c: self.attempts[canonical_json(c)] >= self.max_attempts
     cells = [c for c in self.cells if self.deliveries[canonical_json(c)] < need and tried(c)]
     return list({canonical_json(c): c for c in cells + [g["cell"] for g in self.given_up.values()]}.values())
@@ -159,7 +173,8 @@ def why_undeliverable(self: Search) -> list[dict]:
 
 # %% ../nbs/03_search.ipynb #b4e0524d
 def failed(row) -> bool:
-    "A graded row that failed (below the pass mark); an ungraded row (an outage, no label) is not a failure of the agent."
+    """A graded row that failed (below the pass mark); an ungraded row (an outage, no label) is not a failure of the
+    agent."""
     return row.get("reward") is not None and row["reward"] < PASS_THRESHOLD
 
 GRID_ARMS = ("structured", "llm_guided")   # the arms that play owed cells; the others explore around them
@@ -190,7 +205,8 @@ def _rarest_cells(self, n: int) -> list[dict]:
     return list(out.values())
 
 def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
-    "(cell, variant, opening) for `n` situations of `arm` this batch; `opening` is a writer's drafted first message, if any."
+    """(cell, variant, opening) for `n` situations of `arm` this batch; `opening` is a writer's drafted first message,
+    if any."""
     b, rng = self.batch, rng_for(self.options.seed, "arm", arm, self.batch)
     if arm in GRID_ARMS:
         done, owed = (lambda c: self.deliveries[canonical_json(c)]), self._owed_cells(taken)
@@ -225,7 +241,8 @@ def _allowed(self, cell: dict) -> bool:
 
 def _steer(self, base: dict, keys, rng) -> tuple[dict, str] | None:
     "`base` with one of `keys` changed towards the scarcest missing pair no situation carries (None: none gains one)"
-    scarce = collections.Counter((p[0], p[2]) for p in self.todo or ())   # a residual is as long as its scarcest axis pair
+    # a residual is as long as its scarcest axis pair
+    scarce = collections.Counter((p[0], p[2]) for p in self.todo or ())
     worth = lambda c: max((scarce[p[0], p[2]] for p in self.pairs_owed(c) - self.flying), default=0)
     towards = [(worth({**base, k: v}), k, v) for k in keys if k in base for v in self.axes[k].levels
                if v != base[k] and self._allowed({**base, k: v})]
@@ -301,7 +318,8 @@ def step(self) -> dict | None:
         self.stopped = "no arm can run: " + "; ".join(f"{a}: {why[a] or 'weight 0'}" for a in ARMS)
         self._show(); return None
     n_sit = min(self.batch_situations, max(0, (self.budget - self.total) // self.per_situation))
-    alloc = batch_counts(can, n_sit, self.floors, self.caps, rng_for(self.options.seed, "allocate", self.batch).random())
+    alloc = batch_counts(can, n_sit, self.floors, self.caps,
+                         rng_for(self.options.seed, "allocate", self.batch).random())
     if n_sit and not sum(alloc.values()):
         self.stopped = f"no arm can run: only {sorted(can)} can, and their caps allow none of {n_sit} situations"
         self._show(); return None
@@ -317,10 +335,9 @@ def step(self) -> dict | None:
                                         options=self.options.world))
         if opening: sits[-1].goal["opening"] = opening   # the writer's words become the person's first message
     ids = {s.id for s in sits}
-    new = [r for r in rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings, self.options.k_samples, self.options.seed,
-                               store=self.store, opts=self._left(), run_id=self.run_id, progress=self._bar(),
-                               executor=self.executor)
-           if r["situation_id"] in ids]
+    new = [r for r in rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings, self.options.k_samples,
+                               self.options.seed, store=self.store, opts=self._left(), run_id=self.run_id,
+                               progress=self._bar(), executor=self.executor) if r["situation_id"] in ids]
     new = grade(new, self.spec, self.judge, agent=self.agent, opts=self.options.grade)
     arm_of = {s.id: s.arm for s in sits}
     per_arm = collections.defaultdict(list)
@@ -428,14 +445,18 @@ def _show(self: Search, rec: dict | None = None):
 
 # %% ../nbs/03_search.ipynb #faac7166
 def history_dataset(self) -> xr.Dataset:
-    "Per (batch, arm): weight, share of the batch played (`used`), situations, rollouts, yield, note; per batch: coverage, signatures, rollouts."
+    """Per (batch, arm): weight, share of the batch played (`used`), situations, rollouts, yield, note; per batch:
+    coverage, signatures, rollouts."""
     H, B = self.history, range(len(self.history))
     arm_var = lambda k, dtype=float: (("batch", "arm"), np.array([[h["arms"][a][k] for a in ARMS] for h in H], dtype=dtype).reshape(len(H), len(ARMS)))
     return xr.Dataset({"weight": arm_var("weight"), "used": arm_var("used"), "situations": arm_var("situations", int),
                        "rollouts": arm_var("rollouts", int), "yield": arm_var("yield"), "note": arm_var("note", str),
-                       "coverage": ("batch", [h["coverage"] for h in H]), "cells_delivered": ("batch", [h["cells_delivered"] for h in H]),
-                       "signatures": ("batch", [h["signatures"] for h in H]), "new_signatures": ("batch", [h["new_signatures"] for h in H]),
-                       "total_rollouts": ("batch", [h["rollouts"] for h in H]), "undeliverable": ("batch", [h["undeliverable"] for h in H])},
+                       "coverage": ("batch", [h["coverage"] for h in H]),
+                       "cells_delivered": ("batch", [h["cells_delivered"] for h in H]),
+                       "signatures": ("batch", [h["signatures"] for h in H]),
+                       "new_signatures": ("batch", [h["new_signatures"] for h in H]),
+                       "total_rollouts": ("batch", [h["rollouts"] for h in H]),
+                       "undeliverable": ("batch", [h["undeliverable"] for h in H])},
                       coords={"batch": list(B), "arm": list(ARMS)}, attrs={"stopped": self.stopped or ""})
 Search.history_dataset = history_dataset
 

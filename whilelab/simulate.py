@@ -13,7 +13,8 @@ from .core import AgentSpec, stable_hash, canonical_json, shopfront, ungraded_co
 from .defaults import SimOptions, WorldOptions
 from .axes import Axes, default_axes
 from .cover import covering_array, coverage, plot_coverage, plan_cells, missing_pairs
-from .rollout import situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key, hold_lock, add_usage
+from .rollout import (situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key,
+                              hold_lock, add_usage)
 from .models import ScriptedAgent, TemplateUser
 
 # %% auto #0
@@ -45,14 +46,16 @@ class Simulation:
     def summary(self) -> dict:
         rows = self.rows
         return {"run_id": self.run_id, "agent": self.spec.name, "policy_version": self.spec.policy_version,
-                "world": self.world,
-                "cells": int(self.plan.sizes["cell"]), "situations": len(self.situations), "rollouts": len(rows),
-                "errors": sum(r["error"] is not None for r in rows), "signatures": len({r["signature"] for r in rows}),
-                "faults_fired": sum(len(r["faults"]) for r in rows), "flawed": sum(r.get("flaw") is not None for r in rows),
-                "reached_reference": round(float(np.mean([r["state_hash_after"] == r["reference_hash"] for r in rows])), 4) if rows else None,
+                "world": self.world, "cells": int(self.plan.sizes["cell"]), "situations": len(self.situations),
+                "rollouts": len(rows), "errors": sum(r["error"] is not None for r in rows),
+                "signatures": len({r["signature"] for r in rows}), "faults_fired": sum(len(r["faults"]) for r in rows),
+                "flawed": sum(r.get("flaw") is not None for r in rows),
+                "reached_reference": round(float(np.mean([r["state_hash_after"] == r["reference_hash"] for r in rows])),
+                                           4) if rows else None,
                 "delivered_pairs": f"{self.coverage.attrs['pairs_covered']}/{self.coverage.attrs['pairs_planned']}",
                 "delivered_fraction": round(float(self.coverage.attrs["fraction"]), 4),
-                "batches": int(self.history.sizes["batch"]) if self.history is not None else None, "stopped": self.stopped,
+                "batches": int(self.history.sizes["batch"]) if self.history is not None else None,
+                "stopped": self.stopped,
                 "undeliverable_cells": int(self.history.undeliverable.values[-1]) if self.history is not None and self.history.sizes["batch"] else None,
                 "undelivered_pairs": len(self.undelivered_pairs()), **grade_summary(rows), "usage": usage_by_role(rows)}
 
@@ -76,7 +79,8 @@ def reward_tensor(rows,                 # graded rows
     pos = {s: i for i, s in enumerate(ids)}
     R = np.full((len(ids), options.n_phrasings, options.k_samples), np.nan)
     for r in rows:
-        if r.get("reward") is not None and r["situation_id"] in pos: R[pos[r["situation_id"]], r["phrasing"], r["sample"]] = r["reward"]
+        if r.get("reward") is not None and r["situation_id"] in pos:
+            R[pos[r["situation_id"]], r["phrasing"], r["sample"]] = r["reward"]
     coords = {"situation": ids, "phrasing": np.arange(options.n_phrasings), "sample": np.arange(options.k_samples)}
     for a in (situations[0].cell if situations else {}):
         coords[a] = ("situation", [str(s.cell.get(a)) for s in situations])
@@ -86,11 +90,12 @@ def reward_tensor(rows,                 # graded rows
 def grade_summary(rows) -> dict:
     "How many rows are graded, errored or ungraded (by reason), and the pass rate over the graded ones only."
     graded = [r["reward"] for r in rows if r.get("reward") is not None]
-    return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded), "ungraded": ungraded_counts(rows),
-            "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
+    return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded),
+            "ungraded": ungraded_counts(rows), "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
 
 def usage_by_role(rows) -> dict:
-    "Calls, tokens and USD of every role over `rows` (agent and person from the rows, judge from their labels); unknown cost is None."
+    """Calls, tokens and USD of every role over `rows` (agent and person from the rows, judge from their labels);
+    unknown cost is None."""
     total = {}
     for r in rows:
         for role, u in (r.get("usage") or {}).items(): total[role] = add_usage(total.get(role), u)
@@ -99,7 +104,8 @@ def usage_by_role(rows) -> dict:
 
 # %% ../nbs/13_simulate.ipynb #44e10bd7
 NOT_IN_ROWS = ("concurrency", "flush_rows", "flush_seconds", "openings_kept",   # how fast rows are played and stored,
-               "max_cost_usd", "max_tokens_total")   # never what they say; how much may be spent: a higher limit resumes
+               # never what they say; how much may be spent: a higher limit resumes
+               "max_cost_usd", "max_tokens_total")
 
 def row_options(opts: SimOptions) -> dict:
     "The options that can change a row, as a dict: what a run id hashes, so a run resumes at any concurrency."
@@ -116,27 +122,32 @@ def simulate(agent=None,                      # the agent under test (default: t
              *,
              user=None,                       # the simulated person (default: `TemplateUser`)
              axes: Axes | None = None,        # axes to plan over (default: `default_axes(tools, policy)`)
-             judge=None,                      # grades every row, in the search or after the plan is played (default: `RuleJudge`)
+             judge=None,  # grades every row, in the search or after the plan is played (default: `RuleJudge`)
              writer=None,                     # drafts situations for the writer arms (default: `TemplateWriter`)
              out=None,                        # run folder: rows stream there and a second call resumes
              progress: bool = True,           # show a progress bar
              executor=None,                   # where rollouts play: in this process (default) or `scale.RayExecutor()`
              world=None                       # what tool calls play against (default: the schema sandbox): a `World`
             ) -> Simulation:
-    "Axes -> covering plan -> five-arm search (or the plan once) -> graded rollouts. Defaults: the example agent, offline stand-ins."
+    """Axes -> covering plan -> five-arm search (or the plan once) -> graded rollouts. Defaults: the example agent,
+    offline stand-ins."""
     from whilelab.grade import grade, check_judge_family
     opts = options or SimOptions()
-    if not isinstance(opts, SimOptions): raise TypeError(f"options must be a SimOptions, got {type(opts).__name__}. Fix: SimOptions(k_samples=4, ...)")
+    if not isinstance(opts, SimOptions):
+        raise TypeError(f"options must be a SimOptions, got {type(opts).__name__}. Fix: SimOptions(k_samples=4, ...)")
     if world is not None and executor is not None:
         raise ValueError("a world you bring answers in this process. "
                          "Fix: drop executor=, or world= to play on the cluster")
     if tools is None and world is not None: tools = getattr(world, "tools", None)   # an MCP server says its own tools
     if tools is None and policy is None: spec = shopfront()
-    elif tools is None or policy is None: raise ValueError("give both tools and policy (or neither, for the built-in example). Fix: simulate(agent, tools, policy)")
+    elif tools is None or policy is None:
+        raise ValueError("give both tools and policy (or neither, for the built-in example). Fix: simulate(agent, "
+                         "tools, policy)")
     else: spec = AgentSpec("agent", tools, policy)
     agent = ScriptedAgent(flaw_rate=opts.rollout.flaw_rate) if agent is None else agent
     user = TemplateUser(opts.rollout) if user is None else user
-    if judge is not None: check_judge_family(judge, [getattr(agent, "family", "") or ""], opts.grade)   # refused before anything is played
+    # refused before anything is played
+    if judge is not None: check_judge_family(judge, [getattr(agent, "family", "") or ""], opts.grade)
     axes = axes or default_axes(spec.tools, spec.policy)
     plan = covering_array(axes, strength=opts.strength, seed=opts.seed)
     run_id = "r" + stable_hash(spec.policy_version, axes.levels, axes.constraints, row_options(opts),
@@ -158,8 +169,9 @@ def simulate(agent=None,                      # the agent under test (default: t
         else:
             situations = [situation_from_cell(c, spec, seed=opts.seed, world=world, options=opts.world)
                           for c in plan_cells(plan)]
-            rows = rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples, seed=opts.seed,
-                            store=store, opts=opts.rollout, run_id=run_id, progress=progress, executor=executor)
+            rows = rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples,
+                            seed=opts.seed, store=store, opts=opts.rollout, run_id=run_id, progress=progress,
+                            executor=executor)
             history, stopped, undeliverable = None, rows.stopped or "plan played", []
             rows = grade(rows, spec, judge, agent=agent, opts=opts.grade)
     finally:
@@ -194,7 +206,8 @@ def save(sim: Simulation,     # what `simulate` returned
 
 # %% ../nbs/13_simulate.ipynb #10227fb5
 def _write_graded(path: Path, rows, order=None):
-    "Replace each stored row at `path` by its graded version in `rows`, in the file's order; atomic, under the store's lock."
+    """Replace each stored row at `path` by its graded version in `rows`, in the file's order; atomic, under the
+    store's lock."""
     graded, lock = {row_key(r): r for r in rows}, hold_lock(path)
     known = order is not None and all(k in graded for k in order)    # then nothing needs reading back
     try:
@@ -221,5 +234,5 @@ def load(out) -> dict:
     missing = [f for f in ("rows.jsonl", "plan.nc", "coverage.nc", "summary.json") if not (out / f).exists()]
     if missing: raise FileNotFoundError(f"{out} is not a complete run folder: {missing} missing. "
                                         f"Fix: run simulate(..., out={str(out)!r}) again; it resumes")
-    return {"rows": read_rows(out / "rows.jsonl"), "plan": _read_nc(out / "plan.nc"), "coverage": _read_nc(out / "coverage.nc"),
-            "summary": json.loads((out / "summary.json").read_text())}
+    return {"rows": read_rows(out / "rows.jsonl"), "plan": _read_nc(out / "plan.nc"),
+            "coverage": _read_nc(out / "coverage.nc"), "summary": json.loads((out / "summary.json").read_text())}

@@ -49,11 +49,13 @@ def _per_task(A, vals, name, k):
 
 def _check_k(k, n, A):
     if not isinstance(k, (int, np.integer)) or k < 1: raise ValueError(f"k must be a positive integer, got {k!r}")
-    if (n == 0).all(): raise ValueError("no task has a reward. Fix: grade the rows first (rewards are NaN until graded)")
+    if (n == 0).all():
+        raise ValueError("no task has a reward. Fix: grade the rows first (rewards are NaN until graded)")
     short = np.flatnonzero((n < k) & (n > 0))
     if len(short):
         i = short[0]
-        raise ValueError(f"k={k} is larger than the {int(n[i])} attempts of task {A['situation'].values[i]!r}. Fix: use k <= {int(n[n > 0].min())} or sample more")
+        raise ValueError(f"k={k} is larger than the {int(n[i])} attempts of task {A['situation'].values[i]!r}. Fix: "
+                         f"use k <= {int(n[n > 0].min())} or sample more")
 
 def pass_at_k(rewards,                        # reward tensor (situation, phrasing, sample), or tasks x attempts
               k: int = 1,                     # attempts drawn
@@ -90,7 +92,8 @@ CHUNK = StatsOptions().chunk   # StatsOptions.reasons()['chunk'] says why
 
 @dataclass
 class Interval:
-    "A point `estimate` with a `low`..`high` interval at `level`, from `method`, over `n` units (tasks, or `cluster`s of rows)."
+    """A point `estimate` with a `low`..`high` interval at `level`, from `method`, over `n` units (tasks, or `cluster`s
+    of rows)."""
     estimate: float
     low: float
     high: float
@@ -120,16 +123,20 @@ def _boot_means(x, B, rng):
 def _flat(x) -> bool: return np.ptp(x) <= 1e-12 * max(1.0, float(np.abs(x).max()))   # no spread, up to float error
 
 def _bounds(x, bounds):
-    "The range the values can take: `bounds` as given, else [0, 1] for rates and [-1, 1] for differences of rates, else None."
+    """The range the values can take: `bounds` as given, else [0, 1] for rates and [-1, 1] for differences of rates,
+    else None."""
     if bounds is not None:
         lo, hi = bounds
-        if x.min() < lo or x.max() > hi: raise ValueError(f"values lie in [{x.min():.4g}, {x.max():.4g}], outside bounds {bounds}. "
-                                                          "Fix: pass the range the values can take, e.g. bounds=(-1, 1), or bounds=None")
+        if x.min() < lo or x.max() > hi:
+            raise ValueError(f"values lie in [{x.min():.4g}, {x.max():.4g}], outside bounds {bounds}. "
+                                                          "Fix: pass the range the values can take, e.g. bounds=(-1, "
+                                                          "1), or bounds=None")
         return float(lo), float(hi)
     return (0.0, 1.0) if x.min() >= 0 and x.max() <= 1 else (-1.0, 1.0) if x.min() >= -1 and x.max() <= 1 else None
 
 def no_spread(c: float, n: int, level: float, bounds) -> Interval:
-    "All n values equal c: the share of units that could differ is at most 1 - (alpha/2)^(1/n) (exact), so the mean moves at most that far."
+    """All n values equal c: the share of units that could differ is at most 1 - (alpha/2)^(1/n) (exact), so the mean
+    moves at most that far."""
     if bounds is None: return Interval(c, c, c, level, "no spread (unbounded values: no interval)", n)
     u = 1 - ((1 - level) / 2) ** (1 / n)          # Clopper-Pearson bound for 0 of n units away from c
     return Interval(c, c - u * (c - bounds[0]), c + u * (bounds[1] - c), level, "exact (no spread)", n)
@@ -150,7 +157,8 @@ def bootstrap_ci(values,                      # per-task values (NaN dropped)
     if not len(x): raise ValueError("no values to bootstrap. Fix: pass per-task values (NaN are dropped)")
     stat = statistic or (lambda a, axis=-1: np.mean(a, axis=axis))
     est = float(stat(x))
-    if _flat(x): return no_spread(est, len(x), level, _bounds(x, bounds))   # every resample is the point: say what is known
+    # every resample is the point: say what is known
+    if _flat(x): return no_spread(est, len(x), level, _bounds(x, bounds))
     rng = np.random.default_rng(seed)
     if statistic is None: boot = _boot_means(x, n_resamples, rng)
     else:
@@ -210,7 +218,7 @@ def t_interval(values,                        # per-task values, e.g. difference
 def pass_interval(rewards,                    # reward tensor (situation, phrasing, sample), or tasks x attempts
                   k: int = 1,                 # attempts per task in pass@k / pass^k
                   kind: str = "at",           # 'at' for pass@k, 'pow' for pass^k
-                  method: str = "score",      # 'score' (calibrated, see the study below), or a bootstrap: 'percentile', 'bca'
+                  method: str = "score",  # 'score' (calibrated, see the study below), or a bootstrap: 'percentile', 'bca'
                   **kw                        # `level`, and for a bootstrap `n_resamples`, `seed`
                  ) -> Interval:
     "Interval over tasks for pass@k or pass^k."
@@ -225,7 +233,8 @@ EXACT_MAX_N = StatsOptions().exact_max_n   # StatsOptions.reasons()['exact_max_n
 
 @dataclass
 class Paired:
-    "A paired comparison: mean per-task difference with its interval, its p-value (the larger of two tests), and the differences."
+    """A paired comparison: mean per-task difference with its interval, its p-value (the larger of two tests), and the
+    differences."""
     diff: float
     interval: Interval
     p_value: float                  # max of `p_sign_flip` and `p_bootstrap_t`: a verdict needs both
@@ -262,7 +271,8 @@ def sign_flip_p(d,                              # paired differences, one per ta
     n = len(d)
     if n == 0: raise ValueError("no paired differences. Fix: before and after must share tasks")
     obs = abs(d.mean())
-    tol = 1e-9 * max(1.0, np.abs(d).sum() / n)       # equal up to float error counts as a tie, and ties count as extreme
+    # equal up to float error counts as a tie, and ties count as extreme
+    tol = 1e-9 * max(1.0, np.abs(d).sum() / n)
     if not np.any(d): return 1.0, "exact"
     if n <= exact_max_n:
         bits = ((np.arange(2 ** n)[:, None] >> np.arange(n)) & 1).astype(float)
@@ -272,7 +282,8 @@ def sign_flip_p(d,                              # paired differences, one per ta
     return float((1 + np.sum(np.abs(m) >= obs - tol)) / (1 + n_resamples)), "monte carlo"
 
 def no_spread_p(d, bounds) -> float:
-    "p for mean 0 when every task moved by the same c: the chance that no task from the far side, which could offset c, was drawn."
+    """p for mean 0 when every task moved by the same c: the chance that no task from the far side, which could offset
+    c, was drawn."""
     d = _clean(d)
     if bounds is None or not _flat(d) or not np.any(d): return 0.0 if np.any(d) else 1.0
     c = float(d.mean()); far = bounds[1] if c < 0 else bounds[0]
@@ -280,10 +291,12 @@ def no_spread_p(d, bounds) -> float:
     return min(1.0, 2 * (1 - q) ** len(d))
 
 def bootstrap_t_p(d, n_resamples: int = 10_000, seed: int = 0) -> float:
-    "Two-sided bootstrap-t p-value for mean(d) = 0: the studentized mean against resamples of d centred on zero (Hall 1992)."
+    """Two-sided bootstrap-t p-value for mean(d) = 0: the studentized mean against resamples of d centred on zero (Hall
+    1992)."""
     d = _clean(d); n = len(d)
     if not np.any(d) or n < 2: return 1.0
-    if _flat(d): return 1 / (1 + n_resamples)                   # every task moved the same way: as extreme as a resample can be
+    # every task moved the same way: as extreme as a resample can be
+    if _flat(d): return 1 / (1 + n_resamples)
     t0 = d.mean() / (d.std(ddof=1) / math.sqrt(n))
     x = d - d.mean()
     rng, hits, seen = np.random.default_rng(seed), 0, 0
@@ -299,20 +312,25 @@ def paired_test(before,                       # per-task values or a reward tens
                 n_resamples: int = 10_000,    # bootstrap resamples and random sign flips
                 level: float = 0.95,          # interval level
                 seed: int = 0,                # seed
-                method: str = "t"             # interval: 't' (calibrated at n = 10), or a bootstrap: 'percentile', 'bca'
+                method: str = "t"  # interval: 't' (calibrated at n = 10), or a bootstrap: 'percentile', 'bca'
                ) -> Paired:
-    "Per-task after - before: mean difference, its interval over tasks, and a p-value that needs a sign-flip and a bootstrap-t test."
+    """Per-task after - before: mean difference, its interval over tasks, and a p-value that needs a sign-flip and a
+    bootstrap-t test."""
     b, a = _task_means(before), _task_means(after)
     if "situation" in b.coords and "situation" in a.coords:
         b, a = xr.align(b, a, join="inner")
-        if b.sizes["situation"] == 0: raise ValueError("before and after share no situation. Fix: evaluate both on the same held-out situations")
-    elif b.shape != a.shape: raise ValueError(f"before has {b.shape[0]} tasks, after {a.shape[0]}. Fix: pass the same tasks in the same order")
+        if b.sizes["situation"] == 0:
+            raise ValueError("before and after share no situation. Fix: evaluate both on the same held-out situations")
+    elif b.shape != a.shape:
+        raise ValueError(f"before has {b.shape[0]} tasks, after {a.shape[0]}. Fix: pass the same tasks in the same "
+                         "order")
     d = (a - b)
     dv = d.values[~np.isnan(d.values)]
     p_flip, how = sign_flip_p(dv, n_resamples, seed)
     bounds = (-1.0, 1.0) if np.all(np.abs(dv) <= 1) else None
     p_t = max(bootstrap_t_p(dv, n_resamples, seed), no_spread_p(dv, bounds))
-    ci = t_interval(dv, level, bounds) if method == "t" else bootstrap_ci(dv, n_resamples, level, method, seed, bounds=bounds)
+    ci = t_interval(dv, level, bounds) if method == "t" else bootstrap_ci(dv, n_resamples, level, method, seed,
+                                                                          bounds=bounds)
     return Paired(float(dv.mean()), ci, max(p_flip, p_t), len(dv), how, d.rename("diff"), p_flip, p_t)
 
 # %% ../nbs/10_stats.ipynb #19f51f0a
@@ -325,12 +343,15 @@ class Kappa:
     se: float
     agreement: float
     n: int
-    def __repr__(self): return f"kappa {self.kappa:.3f} [{self.low:.3f}, {self.high:.3f}], agreement {self.agreement:.3f}, n={self.n}"
+    def __repr__(self):
+        return f"kappa {self.kappa:.3f} [{self.low:.3f}, {self.high:.3f}], agreement {self.agreement:.3f}, n={self.n}"
 
 def cohens_kappa(a, b, level: float = 0.95) -> Kappa:
-    "Cohen's kappa between `a` and `b`; its interval spans Fleiss-Cohen-Everitt's and agreement's Wilson interval on kappa's scale."
+    """Cohen's kappa between `a` and `b`; its interval spans Fleiss-Cohen-Everitt's and agreement's Wilson interval on
+    kappa's scale."""
     a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape or a.ndim != 1: raise ValueError(f"a and b must be 1-d and the same length, got {a.shape} and {b.shape}")
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"a and b must be 1-d and the same length, got {a.shape} and {b.shape}")
     n = len(a)
     if n == 0: return Kappa(np.nan, np.nan, np.nan, np.nan, np.nan, 0)
     cats = np.unique(np.r_[a, b])
@@ -346,7 +367,8 @@ def cohens_kappa(a, b, level: float = 0.95) -> Kappa:
     var = (diag + off - (k - pe * (1 - k)) ** 2) / (n * (1 - pe) ** 2)
     se = float(np.sqrt(max(var, 0.0)))
     z = sps.norm.ppf(1 - (1 - level) / 2)
-    w = wilson(int(round(po * n)), n, level)            # agreement's own score interval, mapped to kappa's scale at this pe
+    # agreement's own score interval, mapped to kappa's scale at this pe
+    w = wilson(int(round(po * n)), n, level)
     low, high = min(k - z * se, (w.low - pe) / (1 - pe)), max(k + z * se, (w.high - pe) / (1 - pe))
     return Kappa(float(k), float(max(-1.0, low)), float(min(1.0, high)), se, float(po), n)   # kappa lives in [-1, 1]
 
@@ -372,7 +394,8 @@ def design_effect(hits, clusters) -> float:
     return float(1 + (np.sum(m ** 2) / N - 1) * max(0.0, icc))
 
 def clustered_wilson(hits, clusters, level: float = 0.95, cluster: str = "situation") -> Interval:
-    "Wilson interval for a share of rows that come in `clusters` (rows of one situation agree with each other): n / design effect."
+    """Wilson interval for a share of rows that come in `clusters` (rows of one situation agree with each other): n /
+    design effect."""
     y = np.asarray(hits, float)
     if not len(y): return Interval(np.nan, 0.0, 1.0, level, "wilson", 0, cluster)
     n_eff = len(y) / design_effect(y, clusters)
@@ -389,7 +412,8 @@ def power_paired(n: int, effect: float, sd: float, alpha: float = 0.05) -> float
     return float(sps.nct.sf(tc, df, ncp) + sps.nct.cdf(-tc, df, ncp))
 
 def power_binary(n: int, p_up: float, p_down: float, alpha: float = 0.05) -> float:
-    "Exact power of the sign-flip test on `n` tasks whose pass/fail result turns to pass with chance `p_up`, to fail with `p_down`."
+    """Exact power of the sign-flip test on `n` tasks whose pass/fail result turns to pass with chance `p_up`, to fail
+    with `p_down`."""
     m = np.arange(1, n + 1)
     pm = sps.binom.pmf(m, n, p_up + p_down)                     # how many tasks changed at all
     q, power = p_up / (p_up + p_down), 0.0
@@ -408,7 +432,8 @@ def tasks_for_power(effect: float,            # mean per-task difference to dete
     "Fewest tasks for a paired comparison to detect `effect` at `power`."
     if discordant is not None:
         up, down = discordant
-        sd_d = math.sqrt(up + down - (up - down) ** 2)      # beyond EXACT_POWER_MAX_N the sign test is as good as normal
+        # beyond EXACT_POWER_MAX_N the sign test is as good as normal
+        sd_d = math.sqrt(up + down - (up - down) ** 2)
         f = lambda n: power_binary(n, up, down, alpha) if n <= EXACT_POWER_MAX_N else power_paired(n, abs(up - down), sd_d, alpha)
     elif effect == 0 or sd <= 0: raise ValueError(f"need effect != 0 and sd > 0, got effect={effect}, sd={sd}")
     else: f = lambda n: power_paired(n, abs(effect), sd, alpha)
@@ -420,5 +445,6 @@ def tasks_for_power(effect: float,            # mean per-task difference to dete
         mid = (lo + hi) // 2
         if f(mid) >= power: hi = mid
         else: lo = mid + 1
-    while hi > 2 and f(hi - 1) >= power: hi -= 1     # a discrete test's power saws up and down in n: the first n that reaches it
+    # a discrete test's power saws up and down in n: the first n that reaches it
+    while hi > 2 and f(hi - 1) >= power: hi -= 1
     return hi

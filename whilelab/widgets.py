@@ -47,8 +47,8 @@ class JudgeInspector:
         self.gold = [g[row_key(r)] for r in self.rows]
         self.labels = judge_all(self.judge, self.rows)
         self.axes = [a for a in axes if any(a in r["cell"] for r in self.rows)]
-        self.filters = {a: W.Dropdown(options=["(all)"] + sorted({str(r["cell"].get(a)) for r in self.rows}), description=a, value="(all)")
-                        for a in self.axes}
+        self.filters = {a: W.Dropdown(options=["(all)"] + sorted({str(r["cell"].get(a)) for r in self.rows}),
+                                      description=a, value="(all)") for a in self.axes}
         kinds = ["disagreements", "judge pass / gold fail", "judge fail / gold pass"]
         self.kind = W.ToggleButtons(options=kinds, value=kinds[0], style={"button_width": "auto"})   # whole labels
         self.index = W.IntSlider(min=0, max=0, description="row", continuous_update=False, readout=False)
@@ -66,12 +66,14 @@ class JudgeInspector:
         "Indices of rows that pass the filters."
         keep = []
         for i, r in enumerate(self.rows):
-            if all(f.value == "(all)" or str(r["cell"].get(a)) == f.value for a, f in self.filters.items()): keep.append(i)
+            if all(f.value == "(all)" or str(r["cell"].get(a)) == f.value for a, f in self.filters.items()):
+                keep.append(i)
         return keep
 
     def shown(self) -> list[int]:
         "Indices of the disagreements of the chosen kind among the selected rows."
-        want = {"disagreements": None, "judge pass / gold fail": ("pass", "fail"), "judge fail / gold pass": ("fail", "pass")}[self.kind.value]
+        want = {"disagreements": None, "judge pass / gold fail": ("pass", "fail"),
+                "judge fail / gold pass": ("fail", "pass")}[self.kind.value]
         return [i for i in self.selected() if self.labels[i].label != self.gold[i]
                 and (want is None or (self.labels[i].label, self.gold[i]) == want)]
 
@@ -136,7 +138,8 @@ class SearchPanel:
         self.weight = {a: fs(search.weights[a], a, wide) for a in ARMS}
         self.floor = {a: fs(search.floors.get(a, 0.0), "floor") for a in ARMS}
         self.cap = {a: fs(search.caps.get(a, 1.0), "cap") for a in ARMS}
-        self.batch = W.IntSlider(value=search.batch_situations, min=1, max=256, description="batch", continuous_update=False)
+        self.batch = W.IntSlider(value=search.batch_situations, min=1, max=256, description="batch",
+                                 continuous_update=False)
         self.step_btn, self.run_btn, self.pause_btn = W.Button(description="step"), W.Button(description="run"), W.Button(description="pause")
         self.status, self.message = W.HTML(), W.HTML()
         self.history_img = W.Image(format="png")         # an image is set from any thread; an Output is not
@@ -144,7 +147,8 @@ class SearchPanel:
         self._wire()
         rows = [W.HBox([self.weight[a], self.floor[a], self.cap[a]]) for a in ARMS]
         buttons = W.HBox([self.step_btn, self.run_btn, self.pause_btn])
-        self.panel = W.VBox(rows + [self.batch, buttons, self.status, self.message, self.history_img, self.coverage_img])
+        self.panel = W.VBox(rows + [self.batch, buttons, self.status, self.message, self.history_img,
+                                    self.coverage_img])
         self._pause = threading.Event()
         self.refresh()
 
@@ -189,14 +193,16 @@ def _on_bounds(self):
         w = clamp_weights(self.search.weights, floors, caps)
         if bad := unfit_arms(self.search.batch_situations, floors, caps):
             raise ValueError(f"{bad} cannot play a share within these bounds in a "
-                             f"{self.search.batch_situations}-situation batch. Fix: widen the bounds or enlarge the batch")
+                             f"{self.search.batch_situations}-situation batch. Fix: widen the bounds or enlarge the "
+                             "batch")
     except ValueError as e:
         self._say(f"{e} (kept the engine's bounds)"); self._show_weights(); return   # the slider snaps back
     self.search.floors, self.search.caps, self.search.weights = floors, caps, w
     self._say(); self._show_weights()
 
 def _on_batch(self, n):
-    "A batch size the floors and caps fit in whole situations reaches the engine; another is refused and the slider put back."
+    """A batch size the floors and caps fit in whole situations reaches the engine; another is refused and the slider
+    put back."""
     if self._sync: return
     from whilelab.defaults import unfit_arms
     bad = unfit_arms(n, self.search.floors, self.search.caps)

@@ -38,7 +38,8 @@ class Schema:
         self.entities: dict[str, dict] = {}            # entity -> {field: schema}
         self.id_examples: dict[str, list] = {}         # entity -> example ids from descriptions
         self.role: dict[str, dict] = {}                # tool -> {kind, entity, id_param, needs_status, sets_status}
-        self.echoes: dict[tuple, frozenset] = {}       # (tool, param) -> values that echo the schema, built on first use
+        # (tool, param) -> values that echo the schema, built on first use
+        self.echoes: dict[tuple, frozenset] = {}
         id_types: dict[str, set] = {}                  # entity -> the JSON types its id parameters declare
         for t in self.tools.values():
             for p, s in t.params.items():
@@ -48,8 +49,10 @@ class Schema:
                     self.id_examples.setdefault(e, []).extend(_example_values(s.get("description", "")))
                     kind = s.get("items", {}).get("type") if s.get("type") == "array" else s.get("type")
                     id_types.setdefault(e, set()).add(kind)
-        self.int_ids = {e for e, k in id_types.items() if k == {"integer"}}                        # user_id: integer everywhere
-        self.digit_ids = {e for e, k in id_types.items() if "integer" in k and len(k) > 1}        # integer here, string there
+        # user_id: integer everywhere
+        self.int_ids = {e for e, k in id_types.items() if k == {"integer"}}
+        # integer here, string there
+        self.digit_ids = {e for e, k in id_types.items() if "integer" in k and len(k) > 1}
         owners = [e for e in self.entities if any(w in e for w in self.o.owner_words)]
         self.owner = owners[0] if owners else None
         for t in self.tools.values():
@@ -70,8 +73,10 @@ class Schema:
         kind = t.effect
         identifies = any(p in ("email", "name", "first_name", "last_name", "zip", "phone") or "email" in p for p in t.required)
         if kind == "read" and not id_param and self.owner and not entity and identifies and any(w in words for w in ("find", "lookup", "search", "identify")):
-            entity = self.owner      # find_customer(email), find_user_id_by_name_zip(...); not search_direct_flight(origin, ...)
-        if kind == "read" and self.owner and entity == self.owner and not id_param and identifies: kind = "lookup"   # (a world with no owner has no lookups)
+            # find_customer(email), find_user_id_by_name_zip(...); not search_direct_flight(origin, ...)
+            entity = self.owner
+        # (a world with no owner has no lookups)
+        if kind == "read" and self.owner and entity == self.owner and not id_param and identifies: kind = "lookup"
         child = next((_singular(w) for w in words if _singular(w) in self.entities and _singular(w) != entity), None)
         needs = next((s for s in self.o.statuses if s in words), None)
         if needs is None and entity:
@@ -79,10 +84,12 @@ class Schema:
             needs = m.group(1) if m else None
         verb = words[0] if words else ""
         sets = dict(self.o.status_after).get(verb)
-        return dict(kind=kind, entity=entity, id_param=id_param, child=child, needs_status=needs if kind == "write" else None, sets_status=sets)
+        return dict(kind=kind, entity=entity, id_param=id_param, child=child,
+                    needs_status=needs if kind == "write" else None, sets_status=sets)
 
     def entity_at_stake(self, tool: str) -> str | None:
-        "The entity a situation about `tool` turns on: the tool's own, or for a tool on the owner, the records it lists."
+        """The entity a situation about `tool` turns on: the tool's own, or for a tool on the owner, the records it
+        lists."""
         r = self.role.get(tool, {})
         return r.get("entity") if r.get("entity") != self.owner else (r.get("child") or r.get("entity"))
 
@@ -97,12 +104,14 @@ def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
     if t == "integer": return int(rng.integers(*o.int_range))
     if t == "number" or any(w in n for w in ("amount", "price", "total", "balance")):
         lo, hi = o.amount_range; return round(float(rng.uniform(lo, hi)), 2)
-    if "email" in n: return f"{person['first'].lower()}.{person['last'].lower()}{int(rng.integers(*o.email_suffix_range))}@mail.test"
+    if "email" in n:
+        return f"{person['first'].lower()}.{person['last'].lower()}{int(rng.integers(*o.email_suffix_range))}@mail.test"
     if n in ("first_name", "firstname"): return person["first"]
     if n in ("last_name", "lastname"): return person["last"]
     if "name" in n: return f"{person['first']} {person['last']}"
     if "zip" in n or "postal" in n: return f"{int(rng.integers(*o.zip_range))}"
-    if "address" in n: return f"{int(rng.integers(*o.house_number_range))} {o.streets[int(rng.integers(len(o.streets)))]}, {o.cities[int(rng.integers(len(o.cities)))]}"
+    if "address" in n:
+        return f"{int(rng.integers(*o.house_number_range))} {o.streets[int(rng.integers(len(o.streets)))]}, {o.cities[int(rng.integers(len(o.cities)))]}"
     if "date" in n or n.endswith("_at"):
         d = dt.date.fromisoformat(o.start_date) + dt.timedelta(days=int(rng.integers(o.date_span_days)))
         return d.isoformat()
@@ -126,7 +135,8 @@ def _new_id(entity: str, rng, schema, o: WorldOptions):
     return n if entity in schema.int_ids else str(n) if entity in schema.digit_ids else f"{prefix}{n}"
 
 def _rid(records: dict, x):
-    "The record key `x` names: itself, or its text form where one tool types the id as an integer and another as a string."
+    """The record key `x` names: itself, or its text form where one tool types the id as an integer and another as a
+    string."""
     return x if x in records or isinstance(x, (list, dict)) else str(x) if str(x) in records else x
 
 # %% ../nbs/04_world.ipynb #51f962ec
@@ -141,18 +151,22 @@ def _resolve(s, root):
 
 _FORMATS = {"date": "2024-05-17", "date-time": "2024-05-17T10:30:00Z", "time": "10:30:00Z", "email": "mei.chen@mail.test",
             "uri": "https://example.test/item", "url": "https://example.test/item", "uuid": "3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b",
-            "hostname": "host.example.test", "ipv4": "192.0.2.10", "ipv6": "2001:db8::10"}   # documentation-reserved names and addresses
+            # documentation-reserved names and addresses
+            "hostname": "host.example.test", "ipv4": "192.0.2.10", "ipv6": "2001:db8::10"}
 
 def _synth(name, s, rng, o, root=None):
-    "A value that fits schema `s` (const, enum, bounds, formats, nested objects and arrays, `$ref`s into `root`), not an echo of it."
+    """A value that fits schema `s` (const, enum, bounds, formats, nested objects and arrays, `$ref`s into `root`), not
+    an echo of it."""
     s = _resolve(s, root if root is not None else s)
     root = root if root is not None else s
     if "const" in s: return s["const"]
     if "enum" in s: return s["enum"][0]
     for key in ("anyOf", "oneOf"):
-        if s.get(key): return _synth(name, {**{k: v for k, v in s.items() if k != key}, **_resolve(s[key][0], root)}, rng, o, root)
+        if s.get(key):
+            return _synth(name, {**{k: v for k, v in s.items() if k != key}, **_resolve(s[key][0], root)}, rng, o, root)
     if s.get("allOf"): return _synth(name, _merge_all(s, root), rng, o, root)
-    if name == "expression": return "(17 + 4) * 3"            # a calculator's input: arithmetic the sandbox can evaluate
+    # a calculator's input: arithmetic the sandbox can evaluate
+    if name == "expression": return "(17 + 4) * 3"
     t = s.get("type", "string")
     t = next((x for x in t if x != "null"), "null") if isinstance(t, list) else t
     if t == "null": return None
@@ -163,7 +177,8 @@ def _synth(name, s, rng, o, root=None):
         props = s.get("properties", {})
         return {k: _synth(k, v, rng, o, root) for k, v in props.items() if k in s.get("required", props)}
     if t == "boolean": return False
-    if t in ("integer", "number"): return _bounded(_value(name, {**s, "type": t}, rng, o, {"first": "Mei", "last": "Chen"}), s, t)
+    if t in ("integer", "number"):
+        return _bounded(_value(name, {**s, "type": t}, rng, o, {"first": "Mei", "last": "Chen"}), s, t)
     if s.get("format") in _FORMATS: return _FORMATS[s["format"]]
     v = _value(name, s, rng, o, {"first": "Mei", "last": "Chen"})
     v = v if isinstance(v, str) else str(v)
@@ -185,9 +200,12 @@ def _bounded(v, s, t):
     "`v` moved inside the schema's numeric bounds (and onto its `multipleOf`)."
     lo = max([x for x in (s.get("minimum"), s.get("exclusiveMinimum")) if isinstance(x, (int, float))], default=None)
     hi = min([x for x in (s.get("maximum"), s.get("exclusiveMaximum")) if isinstance(x, (int, float))], default=None)
-    if lo is not None and (v < lo or (v == lo and "exclusiveMinimum" in s)): v = lo + (1 if t == "integer" else 0.5) * ("exclusiveMinimum" in s)
-    if hi is not None and (v > hi or (v == hi and "exclusiveMaximum" in s)): v = hi - (1 if t == "integer" else 0.5) * ("exclusiveMaximum" in s)
-    if isinstance(s.get("multipleOf"), (int, float)) and s["multipleOf"] > 0: v = math.ceil(v / s["multipleOf"]) * s["multipleOf"]
+    if lo is not None and (v < lo or (v == lo and "exclusiveMinimum" in s)):
+        v = lo + (1 if t == "integer" else 0.5) * ("exclusiveMinimum" in s)
+    if hi is not None and (v > hi or (v == hi and "exclusiveMaximum" in s)):
+        v = hi - (1 if t == "integer" else 0.5) * ("exclusiveMaximum" in s)
+    if isinstance(s.get("multipleOf"), (int, float)) and s["multipleOf"] > 0:
+        v = math.ceil(v / s["multipleOf"]) * s["multipleOf"]
     return int(v) if t == "integer" else float(v)
 
 # %% ../nbs/04_world.ipynb #6b74e280
@@ -201,7 +219,8 @@ class Sandbox:
         ts = as_tools(tools)
         for name, eff in (effects or {}).items():     # per-tool override of read/write
             t = next((t for t in ts if t.name == name), None)
-            if t is None: raise ValueError(f"effects names unknown tool {name!r}. Fix: use one of {[t.name for t in ts]}")
+            if t is None:
+                raise ValueError(f"effects names unknown tool {name!r}. Fix: use one of {[t.name for t in ts]}")
             t = copy.copy(t); t.effect = eff; ts = [t if x.name == name else x for x in ts]
         self.schema, self.seed = Schema(ts, o), seed
         self.records = self._build()
@@ -218,7 +237,8 @@ class Sandbox:
         people = []
         for i in range(o.records_per_entity):
             r = rng_for(self.seed, "person", i)
-            people.append({"first": o.first_names[int(r.integers(len(o.first_names)))], "last": o.last_names[int(r.integers(len(o.last_names)))]})
+            people.append({"first": o.first_names[int(r.integers(len(o.first_names)))],
+                           "last": o.last_names[int(r.integers(len(o.last_names)))]})
         order = sorted(sch.entities, key=lambda e: (e != sch.owner, e))
         for e in order:
             taken, recs[e] = set(sch.id_examples.get(e, [])), {}
@@ -229,7 +249,8 @@ class Sandbox:
                 taken.add(rid)
                 person = people[i]
                 rec = {f"{e}_id": rid}
-                for f, s in sorted(sch.entities[e].items()): rec[f] = _value(f, s, rng_for(self.seed, "field", e, i, f), o, person)
+                for f, s in sorted(sch.entities[e].items()):
+                    rec[f] = _value(f, s, rng_for(self.seed, "field", e, i, f), o, person)
                 if e == sch.owner:
                     rec.setdefault("name", f"{person['first']} {person['last']}")
                     rec.setdefault("email", _value("email", {}, rng_for(self.seed, "field", e, i, "email"), o, person))
@@ -245,7 +266,8 @@ class Sandbox:
         return {"records": self.records, "log": sorted({canonical_json(a) for a in self.log})}
     def state_hash(self) -> str:
         "SHA-256 of the state as canonical JSON (cached until the next write)."
-        if getattr(self, "_hkey", None) != self._state_key(): self._hkey, self._h = self._state_key(), stable_hash(self.state(), n=16)
+        if getattr(self, "_hkey", None) != self._state_key():
+            self._hkey, self._h = self._state_key(), stable_hash(self.state(), n=16)
         return self._h
     def _state_key(self) -> tuple:   # a write replaces a table's record or adds to the log: either changes this
         return (id(self.records), tuple(id(r) for r in self.records.values()), len(self.log))
@@ -271,17 +293,22 @@ def _type_ok(v, t) -> bool:
 def check_args(tool: Tool, args) -> list[dict]:
     "Problems with `args` for `tool`: each a dict with `field`, `problem` and `fix`."
     if not isinstance(args, dict):
-        return [{"field": "(arguments)", "problem": f"arguments must be a JSON object, got {type(args).__name__}", "fix": "pass named arguments"}]
+        return [{"field": "(arguments)", "problem": f"arguments must be a JSON object, got {type(args).__name__}",
+                 "fix": "pass named arguments"}]
     out = []
     for r in tool.required:
-        if r not in args: out.append({"field": r, "problem": "missing required argument", "fix": f"ask the person for {r} or look it up, then pass it"})
-    for k, v in sorted(args.items()):     # in name order: a row read back from its store (keys sorted) gets the same verdict
+        if r not in args:
+            out.append({"field": r, "problem": "missing required argument",
+                        "fix": f"ask the person for {r} or look it up, then pass it"})
+    # in name order: a row read back from its store (keys sorted) gets the same verdict
+    for k, v in sorted(args.items()):
         s = tool.params.get(k)
         if s is None:
             out.append({"field": k, "problem": "unknown argument", "fix": f"use only {sorted(tool.params)}"}); continue
         if v is None and s.get("nullable"): continue
         if not _type_ok(v, s.get("type")):
-            out.append({"field": k, "problem": f"expected {s.get('type')}, got {type(v).__name__}", "fix": f"pass {k} as {s.get('type')}"})
+            out.append({"field": k, "problem": f"expected {s.get('type')}, got {type(v).__name__}",
+                        "fix": f"pass {k} as {s.get('type')}"})
         elif "enum" in s and v not in s["enum"]:
             out.append({"field": k, "problem": f"{v!r} is not one of {s['enum']}", "fix": f"use one of {s['enum']}"})
     return out or _deep_problems(tool, args)
@@ -291,13 +318,15 @@ def _nullable(s):
     if isinstance(s, list): return [_nullable(x) for x in s]
     if not isinstance(s, dict): return s
     s = {k: _nullable(v) for k, v in s.items()}
-    if s.pop("nullable", False) and "type" in s: s["type"] = list(dict.fromkeys((s["type"] if isinstance(s["type"], list) else [s["type"]]) + ["null"]))
+    if s.pop("nullable", False) and "type" in s:
+        s["type"] = list(dict.fromkeys((s["type"] if isinstance(s["type"], list) else [s["type"]]) + ["null"]))
     return s
 
 @functools.lru_cache(maxsize=4096)
 def _validator(schema_json: str):
     import jsonschema
-    return jsonschema.Draft202012Validator(_nullable(json.loads(schema_json)), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    return jsonschema.Draft202012Validator(_nullable(json.loads(schema_json)),
+                                           format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
 def _path(parts) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts).lstrip(".") or "(arguments)"
@@ -323,20 +352,23 @@ def _shallow(tool: Tool) -> bool:
     return v
 
 def _deep_problems(tool: Tool, args: dict) -> list[dict]:
-    "What the whole JSON Schema says is wrong inside the arguments (nested objects, bounds, formats, `$ref`s), by JSON path."
+    """What the whole JSON Schema says is wrong inside the arguments (nested objects, bounds, formats, `$ref`s), by
+    JSON path."""
     if _shallow(tool): return []             # nothing left to check, and no validator to build
     errs = sorted(_deep_validator(tool).iter_errors(args), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    return [{"field": _path(e.absolute_path), "problem": e.message[:200], "fix": f"make {_path(e.absolute_path)} fit its schema ({e.validator})"}
-            for e in errs[:3]]
+    return [{"field": _path(e.absolute_path), "problem": e.message[:200],
+             "fix": f"make {_path(e.absolute_path)} fit its schema ({e.validator})"} for e in errs[:3]]
 
 # %% ../nbs/04_world.ipynb #597525ef
 _NON_WORDS = re.compile(r"[\W_]+")
 def _norm(s: str) -> str: return _NON_WORDS.sub(" ", str(s).lower()).strip()
 
 def echo_set(param: str, s: dict, options: WorldOptions = WorldOptions()) -> frozenset:
-    "The normalised values that would echo `param`'s schema: its name, description, type, default, examples, placeholders."
+    """The normalised values that would echo `param`'s schema: its name, description, type, default, examples,
+    placeholders."""
     desc = s.get("description", "")
-    echoes = {_norm(param), _norm(param.replace("_", " ")), _norm(desc), _norm(s.get("type", "")), _norm(s.get("default", "") or "\0")}
+    echoes = {_norm(param), _norm(param.replace("_", " ")), _norm(desc), _norm(s.get("type", "")),
+              _norm(s.get("default", "") or "\0")}
     return frozenset(echoes | {_norm(x) for x in _example_values(desc)} | {_norm(p) for p in options.placeholders})
 
 _PLACEHOLDER_RE = re.compile(r"<[^>]*>|\{[^}]*\}|x+|0+|#?w?0{4,}")
@@ -369,12 +401,15 @@ FAULTS = WorldOptions().faults   # the default fault modes; a world checks its o
 
 def _check_fault(self, f) -> dict:
     if not isinstance(f, dict) or "tool" not in f or "fault" not in f:
-        raise ValueError(f"a fault must be a dict with 'tool' and 'fault', got {f!r}. Fix: e.g. {{'tool': 'get_order', 'fault': 'timeout'}}")
+        raise ValueError(f"a fault must be a dict with 'tool' and 'fault', got {f!r}. Fix: e.g. "
+                         f"{{'tool': 'get_order', 'fault': 'timeout'}}")
     modes = self.options.faults
     if f["fault"] not in modes:
         raise ValueError(f"unknown fault {f['fault']!r}. Fix: use one of {modes} (WorldOptions.faults)")
-    if f["tool"] not in self.schema.tools: raise ValueError(f"fault names unknown tool {f['tool']!r}. Fix: use one of {list(self.schema.tools)}")
-    return {"tool": f["tool"], "fault": f["fault"], "call": int(f.get("call", self.options.fault_call)), "hits": int(f.get("hits", self.options.fault_hits))}
+    if f["tool"] not in self.schema.tools:
+        raise ValueError(f"fault names unknown tool {f['tool']!r}. Fix: use one of {list(self.schema.tools)}")
+    return {"tool": f["tool"], "fault": f["fault"], "call": int(f.get("call", self.options.fault_call)),
+            "hits": int(f.get("hits", self.options.fault_hits))}
 Sandbox._check_fault = _check_fault
 
 def _fault_for(self, name: str, n: int):
@@ -444,7 +479,8 @@ def call(self, name: str, arguments=None) -> dict:
     t = self.schema.tools[name]
     res = self._answer(t, args, stale=fault == "stale")
     if res["status"] == "ok" and t.output_schema:      # an answer says what the tool's output schema promises
-        res = _result("ok", conform(res["payload"], t.output_schema, LazyRng(self.seed, "output", name, n), self.options))
+        res = _result("ok",
+                      conform(res["payload"], t.output_schema, LazyRng(self.seed, "output", name, n), self.options))
     return _spoil(fault, res, self.options)
 Sandbox.call = call
 
@@ -457,7 +493,8 @@ def _partial(payload, share):
 
 # %% ../nbs/04_world.ipynb #5ccf8460
 def conform(value, s: dict, rng, o: WorldOptions, root=None, name: str = "result"):
-    "`value` reshaped to fit schema `s` (a tool's output schema): what fits is kept, what is missing is drawn from the seed."
+    """`value` reshaped to fit schema `s` (a tool's output schema): what fits is kept, what is missing is drawn from
+    the seed."""
     root = root if root is not None else s
     s = _resolve(s, root)
     fits = _fits(value, s)
@@ -470,11 +507,13 @@ def conform(value, s: dict, rng, o: WorldOptions, root=None, name: str = "result
         base, props = (value if isinstance(value, dict) else {}), s.get("properties", {})
         out = {k: conform(base[k], ps, rng, o, root, k) for k, ps in props.items() if k in base}
         for k in s.get("required", []): out.setdefault(k, _synth(k, props.get(k, {}), rng, o, root))
-        if s.get("additionalProperties", True) is not False: out.update({k: v for k, v in base.items() if k not in props})
+        if s.get("additionalProperties", True) is not False:
+            out.update({k: v for k, v in base.items() if k not in props})
         return out
     if t == "array":
         lists = [v for v in value.values() if isinstance(v, list)] if isinstance(value, dict) else []
-        items = value if isinstance(value, list) else lists[0] if len(lists) == 1 else [] if value is None else [value]   # {'orders': [...]} -> [...]
+        # {'orders': [...]} -> [...]
+        items = value if isinstance(value, list) else lists[0] if len(lists) == 1 else [] if value is None else [value]
         return [conform(x, s.get("items") if isinstance(s.get("items"), dict) else {}, rng, o, root, name) for x in items] \
                or _synth(name, s, rng, o, root)
     return _synth(name, s, rng, o, root)
@@ -488,7 +527,8 @@ def _fits(value, s) -> bool | None:
     if t is not None and not _type_ok(value, t):             # 1.0 is a JSON integer: only the validator knows that
         return None if isinstance(value, float) and value.is_integer() else False
     if "enum" in s:
-        if not (isinstance(value, str) and all(isinstance(e, str) for e in s["enum"])): return None   # 1 == True in Python
+        # 1 == True in Python
+        if not (isinstance(value, str) and all(isinstance(e, str) for e in s["enum"])): return None
         if value not in s["enum"]: return False
     parts = []
     if isinstance(value, dict):
@@ -515,7 +555,8 @@ def _answer(self, t: Tool, args: dict, stale: bool = False) -> dict:
         hits = [r for r in recs[e].values() if want and all(_norm(r.get(p)) == v for p, v in want.items())]
         if not hits: return _result("not_found", {"error": f"no {e} matches {keys}"}, True)
         ids = [h[f"{e}_id"] for h in hits]
-        return _result("ok", {f"{e}_id": ids[0]} if len(ids) == 1 else {f"{e}_ids": ids, "note": "several records match"})
+        return _result("ok",
+                       {f"{e}_id": ids[0]} if len(ids) == 1 else {f"{e}_ids": ids, "note": "several records match"})
     if idp is None:
         if role["kind"] == "write":
             self.log = self.log + [{"tool": t.name, "args": args}]
@@ -546,17 +587,20 @@ def _answer(self, t: Tool, args: dict, stale: bool = False) -> dict:
     return _result("ok", new)
 Sandbox._answer = _answer
 
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.USub: operator.neg, ast.UAdd: operator.pos}
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+        ast.USub: operator.neg, ast.UAdd: operator.pos}
 
 def _calculate(expr: str) -> dict:
     "Arithmetic with + - * / and parentheses, without eval."
     def ev(n):
         if isinstance(n, ast.Expression): return ev(n.body)
-        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool): return n.value
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+            return n.value
         if isinstance(n, ast.BinOp) and type(n.op) in _OPS: return _OPS[type(n.op)](ev(n.left), ev(n.right))
         if isinstance(n, ast.UnaryOp) and type(n.op) in _OPS: return _OPS[type(n.op)](ev(n.operand))
         raise ValueError("only numbers, + - * / and parentheses")
-    try: return _result("ok", {"result": round(ev(ast.parse(str(expr), mode="eval")), 10)})   # 10 places hide float noise (0.1+0.2)
+    # 10 places hide float noise (0.1+0.2)
+    try: return _result("ok", {"result": round(ev(ast.parse(str(expr), mode="eval")), 10)})
     except (SyntaxError, ValueError, ZeroDivisionError, TypeError) as err:
         return _result("invalid", {"error": f"cannot calculate {expr!r}: {err}", "field": "expression"}, True)
 
@@ -584,11 +628,13 @@ def prepare(self, world: str, tool: str, rng) -> dict:
         know[f"{e}_id"] = rid
         if world == "missing":
             fake = rid
-            while fake in self.records[e] or fake in sch.id_examples.get(e, []): fake = _new_id(e, rng, sch, self.options)
+            while fake in self.records[e] or fake in sch.id_examples.get(e, []):
+                fake = _new_id(e, rng, sch, self.options)
             know[f"{e}_id"] = fake
     if world == "ambiguous" and owner and len(self.records[owner]) > 1:
         others = [i for i in sorted(self.records[owner]) if i != know[f"{owner}_id"]][: self.options.ambiguous_matches - 1]
-        for i in others: self.records[owner] = {**self.records[owner], i: {**self.records[owner][i], "name": know["name"]}}
+        for i in others:
+            self.records[owner] = {**self.records[owner], i: {**self.records[owner][i], "name": know["name"]}}
     self._initial = {e: dict(r) for e, r in self.records.items()}
     self.hash_before = self.state_hash()
     return know
@@ -608,10 +654,12 @@ def valid_args(self, name: str, rng=None) -> dict:
             if p == role["id_param"] and role["needs_status"]:
                 pool = [i for i in pool if self.records[pe][i].get("status") == role["needs_status"]] or pool
                 if self.records[pe][pool[0]].get("status") != role["needs_status"]:
-                    self.records[pe] = {**self.records[pe], pool[0]: {**self.records[pe][pool[0]], "status": role["needs_status"]}}
+                    self.records[pe] = {**self.records[pe],
+                                        pool[0]: {**self.records[pe][pool[0]], "status": role["needs_status"]}}
             ids = pool[: max(1, int(rng.integers(*self.options.list_len_range)))]
             kind = s.get("items", {}).get("type") if s.get("type") == "array" else s.get("type")
-            if kind == "integer": ids = [int(i) for i in ids]                   # digit-string ids, to a tool that types them as integers
+            # digit-string ids, to a tool that types them as integers
+            if kind == "integer": ids = [int(i) for i in ids]
             args[p] = ids if s.get("type") == "array" else ids[0]
         elif role["kind"] == "lookup":
             rec = self.records[role["entity"]][sorted(self.records[role["entity"]])[0]]
