@@ -37,6 +37,7 @@ class Clause:
     section: str = ""
     kind: str = "rule"
 
+# %% ../nbs/01_axes.ipynb #e5a1063b
 def clause_id(text: str) -> str:
     "A short id that reads as English and is stable for the same clause text."
     # any script; unspaced scripts give one long word
@@ -85,15 +86,18 @@ def _sentences(text: str) -> list[str]:
         else: out.append(piece)
     return out
 
+# %% ../nbs/01_axes.ipynb #7a55c241
 def _kind(sent: str) -> str:
     "'rule' for an instruction (a modal in any of the languages above, or an imperative opening), else 'fact'."
     first = (re.findall(r"[^\W\d_]+", sent.lower()) or [""])[0]
     return "rule" if _NORMATIVE.search(sent) or first in _IMPERATIVES else "fact"
 
+# %% ../nbs/01_axes.ipynb #fb5a48cc
 def _long_enough(sent: str) -> bool:
     "At least three words, or four characters of a script written without spaces."
     return len(re.findall(r"[^\W\d_]+", sent)) >= 3 or len(_CJK.findall(sent)) >= 4
 
+# %% ../nbs/01_axes.ipynb #71a08dda
 @functools.lru_cache(maxsize=64)
 def _clauses(policy: str) -> tuple:
     out, seen, ids = [], set(), set()
@@ -110,6 +114,7 @@ def _clauses(policy: str) -> tuple:
             out.append(Clause(cid, sent, section, _kind(sent)))
     return tuple(out)
 
+# %% ../nbs/01_axes.ipynb #be1dac14
 def policy_clauses(policy: str) -> list[Clause]:
     """The clauses of `policy`: list items whole, prose split into sentences (any language), headers dropped,
     duplicates once. Parsed once per text."""
@@ -175,22 +180,26 @@ def _with(self, axes=None, constraints=None) -> Axes:
     return Axes(list(self._axes.values()) if axes is None else axes,
                 self.constraints if constraints is None else constraints)
 
+# %% ../nbs/01_axes.ipynb #74943708
 def add(self, axis: Axis) -> Axes:
     "These axes plus `axis`."
     return self._with(list(self) + [axis])
 
+# %% ../nbs/01_axes.ipynb #6d248bb0
 def drop(self, *names) -> Axes:
     "These axes without `names`; constraints that mention them go too."
     for n in names: self[n]
     return self._with([a for a in self if a.name not in names],
                       [c for c in self.constraints if not set(c) & set(names)])
 
+# %% ../nbs/01_axes.ipynb #9e306bd8
 def rename(self, old: str, new: str) -> Axes:
     "These axes with axis `old` called `new`."
     a = self[old]
     return self._with([Axis(new, a.values, a.doc) if x.name == old else x for x in self],
                       [{(new if k == old else k): v for k, v in c.items()} for c in self.constraints])
 
+# %% ../nbs/01_axes.ipynb #156acc05
 def restrict(self, name: str, keep) -> Axes:
     "These axes with axis `name` limited to the values in `keep` (in the axis' order)."
     a, keep = self[name], [str(k) for k in keep]
@@ -200,6 +209,7 @@ def restrict(self, name: str, keep) -> Axes:
     return self._with([na if x.name == name else x for x in self],
                       [c for c in self.constraints if c.get(name, keep[0]) in keep])
 
+# %% ../nbs/01_axes.ipynb #fae07ebe
 def forbid(self, **assignment) -> Axes:
     "These axes plus the constraint that `assignment` (axis=value, ...) never occurs in one cell."
     return self._with(constraints=self.constraints + [assignment])
@@ -258,6 +268,7 @@ def _rule_values(policy: str, include_facts: bool, opts: AxesOptions) -> dict:
         rules = [rules[i * len(rules) // opts.max_rules] for i in range(opts.max_rules)]
     return {c.id: c.text for c in rules}
 
+# %% ../nbs/01_axes.ipynb #3ce50589
 def default_axes(tools,                            # the agent's tools, any format
                  policy: str,                      # its policy text, any language; may be empty
                  include_facts: bool = False,      # put statements of fact on the rule axis too
@@ -277,6 +288,7 @@ def default_axes(tools,                            # the agent's tools, any form
         if t.effect == "read": axes = axes.forbid(tool=t.name, condition="write_conflict")
     return axes
 
+# %% ../nbs/01_axes.ipynb #e32bb67c
 def agent_axes(spec: AgentSpec, **kw) -> Axes:
     "`default_axes` for an `AgentSpec`."
     return default_axes(spec.tools, spec.policy, **kw)

@@ -44,6 +44,7 @@ def _print_run(sim, out, seconds):
     print(f"\nwrote {out}/: rows.jsonl plan.nc coverage.nc{' history.nc' if sim.history is not None else ''} "
           "coverage.png summary.json")
 
+# %% ../nbs/15_cli.ipynb #c0efae34
 def demo(out="demo_run",      # run folder: rows stream there and a second call resumes
          seed: int = 0,       # run seed
          quiet: bool = False  # print nothing, show no progress bar
@@ -258,6 +259,7 @@ def _facts(given: list, mcp) -> dict:
 
     return facts
 
+# %% ../nbs/15_cli.ipynb #4ecc35b1
 def _run_options(a) -> SimOptions:
     "The options file, then the flags given on the command line."
     opts = options_from(a.options) if a.options else SimOptions()
@@ -266,6 +268,7 @@ def _run_options(a) -> SimOptions:
     if a.allow_same_family: flags["grade"] = dataclasses.replace(opts.grade, allow_same_family=True)
     return dataclasses.replace(opts, **flags)
 
+# %% ../nbs/15_cli.ipynb #6e50908f
 def main(argv=None) -> int:
     "Entry point of the `whilelab` command."
     p = argparse.ArgumentParser(prog="whilelab",

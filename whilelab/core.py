@@ -125,6 +125,7 @@ def normalize_schema(schema, tool: str = "?", path: str = "input_schema") -> dic
         s["additionalProperties"] = normalize_schema(s["additionalProperties"], tool, f"{path}.additionalProperties")
     return s
 
+# %% ../nbs/00_core.ipynb #e4b22c4b
 def check_refs(schema: dict, tool: str = "?", path: str = "input_schema"):
     "Refuse a `$ref` that points nowhere in `schema` (a typo in `$defs`) or outside it, naming where it stands."
     def walk(x, where):
@@ -225,6 +226,7 @@ def guess_effect(name: str, description: str = "") -> str:
     verb = _singular_verb(re.split(r"\W+", first, maxsplit=1)[0]) if first else ""
     return "write" if verb in _WRITE_WORDS else "read"
 
+# %% ../nbs/00_core.ipynb #bdb4561e
 def _singular_verb(w: str) -> str:
     "'creates' -> 'create', 'modifies' -> 'modify', 'books' -> 'book': the base form a word list holds."
     for suffix, base in (("ies", "y"), ("es", ""), ("s", "")):
@@ -244,6 +246,7 @@ def api_alias(name: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9_-]", "_", name)
     return safe if len(safe) <= 64 else safe[:55] + "_" + stable_hash(name, n=8)
 
+# %% ../nbs/00_core.ipynb #f323de6d
 @dataclass
 class Tool:
     "A tool the agent can call: `name`, `description`, `input_schema` (JSON Schema) and optional `output_schema`."
@@ -314,6 +317,7 @@ def _need(d, key, tool, fmt, fix):
     if key not in d: raise SchemaError(tool, key, f"missing {key!r} in this {fmt} tool", fix)
     return d[key]
 
+# %% ../nbs/00_core.ipynb #9c8231a2
 @classmethod
 def _from_anthropic(cls, d: dict) -> Tool:
     "A `Tool` from an Anthropic tool dict (`name`, `description`, `input_schema`)."
@@ -321,6 +325,7 @@ def _from_anthropic(cls, d: dict) -> Tool:
     return cls(name, d.get("description", ""),
                _need(d, "input_schema", name, "Anthropic", 'add "input_schema": {"type": "object", ...}'))
 
+# %% ../nbs/00_core.ipynb #33f35807
 @classmethod
 def _from_openai(cls, d: dict) -> Tool:
     """A `Tool` from an OpenAI or BFCL function dict, with or without the `{'type': 'function', 'function': ...}`
@@ -330,6 +335,7 @@ def _from_openai(cls, d: dict) -> Tool:
     params = f.get("parameters", {"type": "object", "properties": {}})
     return cls(name, f.get("description", ""), params, f.get("response") or f.get("output_schema"))
 
+# %% ../nbs/00_core.ipynb #5ab3ddcc
 @classmethod
 def _from_mcp(cls, d: dict) -> Tool:
     "A `Tool` from one entry of an MCP `tools/list` result (`inputSchema`, optional `outputSchema`)."
@@ -365,6 +371,7 @@ def _from_any(cls, x) -> Tool:
     return t
 Tool.from_any = _from_any
 
+# %% ../nbs/00_core.ipynb #9f9e85c7
 def _from_dict(cls, x: dict) -> Tool:
     # LangChain: a schema dict or a pydantic model
     if "args_schema" in x:
@@ -378,6 +385,7 @@ def _from_dict(cls, x: dict) -> Tool:
     raise SchemaError("?", "tool", f"unrecognised tool dict with keys {sorted(x)}",
                       "use an Anthropic (input_schema), OpenAI/BFCL (parameters) or MCP (inputSchema) tool")
 
+# %% ../nbs/00_core.ipynb #d0469046
 def tools(xs) -> list[Tool]:
     "Tools from a list of functions or dicts (or an MCP `{'tools': [...]}` result); names must be unique."
     if isinstance(xs, dict) and "tools" in xs: xs = xs["tools"]
@@ -472,15 +480,18 @@ GRADED_FIELDS = ("run_id", "situation_id", "phrasing", "sample", "messages", "si
 def _row_name(r, i) -> str:
     return f"{r['situation_id']}/{r.get('phrasing')}/{r.get('sample')}" if isinstance(r, dict) and "situation_id" in r else f"#{i}"
 
+# %% ../nbs/00_core.ipynb #9dcdf9a0
 class Kept(list):
     "The rows fit to use, with how many were `left_out` and why (a rollout error, a judge that gave no label)."
     def __init__(self, rows=(), left_out: dict | None = None):
         super().__init__(rows); self.left_out = dict(left_out or {})
 
+# %% ../nbs/00_core.ipynb #43f770e2
 def ungraded_counts(rows) -> dict:
     "How many rows `grade` left ungraded, by kind of reason ('rollout error', 'judge failed')."
     return dict(sorted(collections.Counter(r["ungraded"].split(":")[0] for r in rows if r.get("ungraded")).items()))
 
+# %% ../nbs/00_core.ipynb #98f1c4fc
 def _check_reward(r, i, where):
     v = r.get("reward")
     if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -543,18 +554,21 @@ def find_customer(email: str) -> dict:
     Args:
         email: The customer's email address, such as 'jane@example.com'."""
 
+# %% ../nbs/00_core.ipynb #48b7868b
 def list_orders(customer_id: str) -> list:
     """List the orders of a customer, newest first, with status and total.
 
     Args:
         customer_id: The customer id returned by find_customer, such as 'C1042'."""
 
+# %% ../nbs/00_core.ipynb #d4a71b86
 def get_order(order_id: str) -> dict:
     """Get the details of one order: status, items, total, payment method and shipping address.
 
     Args:
         order_id: The order id, such as '#W1001'. It starts with '#'."""
 
+# %% ../nbs/00_core.ipynb #b0e49746
 def cancel_order(order_id: str, reason: typing.Literal["no longer needed", "ordered by mistake"]) -> dict:
     """Cancel a pending order and refund it to the original payment method. Only pending orders can be cancelled.
 
@@ -562,6 +576,7 @@ def cancel_order(order_id: str, reason: typing.Literal["no longer needed", "orde
         order_id: The order id, such as '#W1001'.
         reason: Why the customer cancels."""
 
+# %% ../nbs/00_core.ipynb #17b17362
 def refund_order(order_id: str, amount: float, reason: str) -> dict:
     """Refund part or all of a delivered order to the original payment method.
 
@@ -570,6 +585,7 @@ def refund_order(order_id: str, amount: float, reason: str) -> dict:
         amount: The amount to refund in USD, at most the order total.
         reason: A short reason for the refund."""
 
+# %% ../nbs/00_core.ipynb #d87c3f5a
 def update_shipping_address(order_id: str, address: str) -> dict:
     """Change the shipping address of a pending order.
 
@@ -577,6 +593,7 @@ def update_shipping_address(order_id: str, address: str) -> dict:
         order_id: The order id, such as '#W1001'.
         address: The full new address on one line."""
 
+# %% ../nbs/00_core.ipynb #59f5c127
 def escalate_to_human(summary: str) -> dict:
     """Transfer the conversation to a human agent with a summary of the problem.
 
@@ -655,6 +672,7 @@ def env_secrets() -> list[str]:
     return sorted({v for k, v in os.environ.items() if re.search(r"(KEY|TOKEN|SECRET|PASSWORD)$", k.upper()) and len(v) >= MIN_SECRET_LEN},
                   key=len, reverse=True)
 
+# %% ../nbs/00_core.ipynb #b8bf81b0
 def redact(text) -> str:
     "`text` with API keys, bearer tokens and the values of secret environment variables replaced by `[redacted]`."
     out = str(text)
@@ -663,6 +681,7 @@ def redact(text) -> str:
         out = r.sub(lambda m: (m.group(1) + m.group(2) + "[redacted]") if m.re.groups >= 2 else "[redacted]", out)
     return out
 
+# %% ../nbs/00_core.ipynb #90aa0595
 def find_secrets(text) -> list[str]:
     """Substrings of `text` that look like secrets or are the value of a secret environment variable (for the publish
     gate and tests)."""
@@ -678,6 +697,7 @@ def close_with_loop(aclose):
     import asyncio
     _CLOSE_WITH_LOOP.setdefault(asyncio.get_running_loop(), []).append(aclose)
 
+# %% ../nbs/00_core.ipynb #d7208ce4
 async def _closing(coro):
     import asyncio
     try: return await coro
@@ -686,6 +706,7 @@ async def _closing(coro):
             try: await aclose()
             except Exception: pass   # a client that cannot close cleanly is garbage either way; the result stands
 
+# %% ../nbs/00_core.ipynb #cd5b83ab
 def run_sync(coro):
     """Run `coro` to completion from sync code, or from inside a running event loop (Jupyter); clients opened on the
     way are closed."""

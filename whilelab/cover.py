@@ -54,6 +54,7 @@ class _Rules:
         a[j] = -1
         return False
 
+# %% ../nbs/02_cover.ipynb #b16e1129
 class _Get(dict):
     "A dict view that reads -1 for columns it does not hold."
     def __init__(self, d): super().__init__(); self.d = d
@@ -69,6 +70,7 @@ def _prime_power(q: int):
             return (p, n) if r == 1 else None
     return None
 
+# %% ../nbs/02_cover.ipynb #ccb71126
 def _gf(q: int):
     "Addition and multiplication tables of GF(q)."
     p, n = _prime_power(q)
@@ -89,6 +91,7 @@ def _gf(q: int):
         if all(0 not in mul[a, 1:] for a in range(1, q)): return add, mul
     raise ValueError(f"no irreducible polynomial found for GF({q})")
 
+# %% ../nbs/02_cover.ipynb #a2d8ba15
 def _bush(q: int, t: int, k: int) -> np.ndarray:
     "OA(q^t; t, k, q) for k <= q+1 by Bush's construction."
     add, mul = _gf(q)
@@ -328,6 +331,7 @@ def _axes_of(levels):
             raise ValueError(f"axis {nm!r} repeats a value: {v}. Fix: make its values unique")
     return names, values, []
 
+# %% ../nbs/02_cover.ipynb #319ce018
 def _encode(d, names, values, what):
     "An integer row (-1 for absent axes) from a dict axis -> value."
     if not isinstance(d, dict): d = dict(zip(names, d))
@@ -422,11 +426,13 @@ def plan_cells(plan: xr.Dataset) -> list[dict]:
     cols = {n: [str(x) for x in plan[n].values] for n in names}
     return [{n: cols[n][i] for n in names} for i in range(plan.sizes["cell"])]
 
+# %% ../nbs/02_cover.ipynb #44f8a6c6
 def _row_count(cells) -> int:
     "How many of `cells` are rows (dicts holding a `cell`): 0 for a plan or plain cells."
     if isinstance(cells, xr.Dataset): return 0
     return sum(isinstance(c, dict) and isinstance(c.get("cell"), dict) for c in cells)
 
+# %% ../nbs/02_cover.ipynb #c67f991b
 def _cells_of(cells) -> list[dict]:
     if isinstance(cells, xr.Dataset): return plan_cells(cells)
     out = []
@@ -436,6 +442,7 @@ def _cells_of(cells) -> list[dict]:
         out.append({k: str(v) for k, v in c.items()})
     return out
 
+# %% ../nbs/02_cover.ipynb #76899309
 def coverage(cells,      # a plan, cell dicts, or rows (dicts with a `cell`)
              axes=None  # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
             ) -> xr.Dataset:
@@ -512,6 +519,7 @@ def missing_pairs(cov: xr.Dataset) -> list[tuple]:
                 if (i, j) not in impossible]
     return out
 
+# %% ../nbs/02_cover.ipynb #bdbd239b
 def missing_pair_names(cov: xr.Dataset) -> list[str]:
     "Each possible pair no cell holds, as 'axis=value x axis=value'."
     return [f"{a}={va} x {b}={vb}" for a, va, b, vb in missing_pairs(cov)]

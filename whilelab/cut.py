@@ -70,11 +70,13 @@ def _split(a, b):
     while i < min(len(a), len(b)) and canonical_json(a[i]) == canonical_json(b[i]): i += 1
     return a[:i], a[i:], b[i:]
 
+# %% ../nbs/07_cut.ipynb #0edc719c
 def _sides(c, j, opts):
     "(prefix, chosen, rejected) as exported: the first differing agent turn alone, or the rest of each trajectory."
     prefix, ch, rj = _split(c["messages"], j["messages"])
     return (prefix, ch, rj) if opts.dpo_full_trajectory or not ch or not rj else (prefix, ch[:1], rj[:1])
 
+# %% ../nbs/07_cut.ipynb #a96caac7
 def _pairs(rows, opts, dropped):
     by_prompt = collections.defaultdict(list)
     for r in rows: by_prompt[(r["situation_id"], r["phrasing"])].append(r)
@@ -101,6 +103,7 @@ def _pairs(rows, opts, dropped):
             n += 1
             if n >= opts.dpo_pairs_per_prompt: break
 
+# %% ../nbs/07_cut.ipynb #a807008c
 def cut_dpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
     """Preference pairs from the same situation and phrasing: a reward gap, a bounded length gap, the first differing
     agent turn."""
@@ -181,6 +184,7 @@ class SituationEnv:
         row = self._row()
         return float(not hard_floors([row], self.rules, self.grade_opts)[0] and row["state_hash_after"] == row["reference_hash"])
 
+# %% ../nbs/07_cut.ipynb #cea71781
 def environment_for(spec: AgentSpec,          # the agent whose tools the environment answers
                     grade_opts=None           # `GradeOptions`: which conduct rules are hard (default: the defaults)
                    ) -> type:
@@ -201,6 +205,7 @@ def cut_rm(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
     s.kind = "rm"; s.dropped.update(kept.left_out)
     return s
 
+# %% ../nbs/07_cut.ipynb #562af306
 def cut_kto(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
     "Unpaired preference data (`prompt`, `completion`, `label`) for KTO: every graded row, with its label's provenance."
     opts = opts or CutOptions()
@@ -215,19 +220,23 @@ def cut_kto(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
 # %% ../nbs/07_cut.ipynb #26d103cc
 def _words(text: str) -> list[str]: return re.findall(r"[a-z0-9#@.]+", text.lower())
 
+# %% ../nbs/07_cut.ipynb #3b6bbe37
 def _ngrams(text: str, n: int) -> set:
     w = _words(text)
     return {" ".join(w[i:i + n]) for i in range(len(w) - n + 1)} or ({" ".join(w)} if w else set())
 
+# %% ../nbs/07_cut.ipynb #29b3cc59
 def _person_text(row) -> str:
     msgs = row.get("messages") or (row.get("prompt", []) + row.get("chosen", []) + row.get("completion", []))
     return " ".join(m.get("content") or "" for m in msgs if m.get("role") == "user")
 
+# %% ../nbs/07_cut.ipynb #23f0a62a
 def overlap(row, eval_ngrams: set, n: int) -> float:
     "Share of the row's person-side n-grams that occur in `eval_ngrams`."
     g = _ngrams(_person_text(row), n)
     return len(g & eval_ngrams) / len(g) if g else 0.0
 
+# %% ../nbs/07_cut.ipynb #d4b0b1d3
 def decontaminate(sel: Selection, eval_set, opts: CutOptions | None = None) -> Selection:
     "`sel` without rows whose person-side text mostly occurs in `eval_set` (texts or rows)."
     opts = opts or CutOptions()
@@ -263,6 +272,7 @@ def _feature_for(values):
         return List(Value("int64")), None
     return Json(), None
 
+# %% ../nbs/07_cut.ipynb #a1f614ab
 def to_dataset(sel: Selection):
     """`sel` as a `datasets.Dataset`: typed columns, message structs, Json for tool-call arguments, tools and other
     nested values."""
@@ -276,6 +286,7 @@ def to_dataset(sel: Selection):
     rows = [{c: ([{k: m.get(k) for k in keys[c]} for m in r.get(c) or []] if keys[c] else r.get(c)) for c in cols} for r in src]
     return Dataset.from_list(rows, features=Features(feats))
 
+# %% ../nbs/07_cut.ipynb #856fb61a
 def export(sel: Selection, out, name: str | None = None) -> dict:
     "Write `sel` as `name.jsonl` and `name.parquet` in `out`; returns the paths."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
@@ -292,6 +303,7 @@ class PublishRefused(Exception):
     "The publish gate refused; `reasons` lists why."
     def __init__(self, reasons): self.reasons = reasons; super().__init__("refused to publish: " + "; ".join(reasons))
 
+# %% ../nbs/07_cut.ipynb #fc106116
 def gate(selections,          # the cut sets (`cut_sft`, `cut_dpo`, ...)
          trust=None,          # `judge_trust`'s verdict on the judge that graded the rows
          scan=None,           # `hack_scan`'s result on the graded rows
@@ -317,6 +329,7 @@ def gate(selections,          # the cut sets (`cut_sft`, `cut_dpo`, ...)
                 reasons.append(f"{s.kind}: row {r.get('id', r.get('situation_id'))} holds a secret-like string ({len(hits)} match(es))"); break
     return reasons
 
+# %% ../nbs/07_cut.ipynb #9541b50e
 def publish(selections,       # the cut sets (`cut_sft`, `cut_dpo`, ...), decontaminated
             out,              # folder to write them to
             trust=None,       # `judge_trust`'s verdict on the judge that graded the rows

@@ -201,6 +201,7 @@ class SearchOptions:
                              f"{self.batch_situations}-situation batch. Fix: raise batch_situations to {ok} or "
                              "more, or widen those bounds")
 
+# %% ../nbs/04_defaults.ipynb #23fcef13
 def unfit_arms(n: int, floors: dict, caps: dict) -> list:
     "Arms whose floor, rounded up to whole situations of an `n`-situation batch, exceeds their cap rounded down."
     return [a for a in ARMS if math.ceil(floors.get(a, 0) * n - 1e-9) > math.floor(caps.get(a, 1) * n + 1e-9)]
@@ -224,6 +225,7 @@ class GradeOptions:
                                     "stock filler that pads a reply without informing; reward models are known to "
                                     "favour it (Gao et al. 2023)")
 
+# %% ../nbs/04_defaults.ipynb #77df1000
 @named
 @dataclass(frozen=True)
 class TrustOptions:
@@ -353,6 +355,7 @@ class StatsOptions:
     exact_power_max_n: int = _d(2000, "exact binary power costs O(n^2); past this many tasks the normal approximation "
                                       "is within ~0.02", lo=1)
 
+# %% ../nbs/04_defaults.ipynb #ebb2472f
 @named
 @dataclass(frozen=True)
 class RedactOptions:
@@ -366,6 +369,7 @@ def field_defaults(cls) -> list[tuple]:
     return [(f.name, f.default if f.default is not MISSING else f.default_factory(), f.metadata.get("why", ""))
             for f in fields(cls)]
 
+# %% ../nbs/04_defaults.ipynb #c4397f48
 def reasons_table(cls) -> str:
     "A markdown table of `cls`'s fields: name, default and reason."
     rows = []

@@ -73,6 +73,7 @@ class DeltaReport:
                              r in self.results.items()]).set_index("metric")
     def __repr__(self): return f"DeltaReport({self.verdict.upper()}: " + "; ".join(self.reasons) + ")"
 
+# %% ../nbs/08_delta.ipynb #4155609b
 def delta_report(before,                       # graded rows of the agent before
                  after,                        # graded rows of the agent after, on the same held-out situations
                  markers: dict | None = None,  # name -> f(row) in [0, 1] (default: one per conduct rule)

@@ -33,6 +33,7 @@ class RuleCtx:
         self.schema = Schema(self.spec.tools)
         self.needs_confirmation = any(re.search(r"\bconfirm", c.text, re.I) and c.kind == "rule" for c in policy_clauses(self.spec.policy))
 
+# %% ../nbs/06_grade.ipynb #7e56e8a8
 CONDUCT_RULES: dict = {}
 
 def conduct_rule(f):
@@ -40,11 +41,13 @@ def conduct_rule(f):
     CONDUCT_RULES[f.__name__] = f
     return f
 
+# %% ../nbs/06_grade.ipynb #41c6fc99
 def _calls(row):
     "(index, name, args) of every tool call in the conversation."
     return [(i, c["function"]["name"], c["function"]["arguments"]) for i,
             m in enumerate(row["messages"]) for c in (m.get("tool_calls") or [])]
 
+# %% ../nbs/06_grade.ipynb #2bc4dbd0
 def _final_text(row) -> str:
     return next((m.get("content") or "" for m in reversed(row["messages"]) if m["role"] == "assistant" and not m.get("tool_calls")), "")
 
@@ -58,6 +61,7 @@ def unknown_tool(row, ctx):
     bad = sorted({n for _, n, _ in _calls(row) if n not in ctx.schema.tools})
     return (not bad, f"called tools the agent does not have: {bad}" if bad else "every call names a known tool")
 
+# %% ../nbs/06_grade.ipynb #d5476b92
 @conduct_rule
 def invalid_arguments(row, ctx):
     for _, n, a in _calls(row):
@@ -66,6 +70,7 @@ def invalid_arguments(row, ctx):
             if p: return False, f"{n}: {p[0]['field']}: {p[0]['problem']}"
     return True, "every call's arguments fit its schema"
 
+# %% ../nbs/06_grade.ipynb #12e0de20
 @conduct_rule
 def ungrounded_arguments(row, ctx):
     seen = ""
@@ -80,6 +85,7 @@ def ungrounded_arguments(row, ctx):
         if m["role"] in ("user", "tool"): seen += " " + str(m.get("content") or "")
     return True, "every id came from the person or a tool"
 
+# %% ../nbs/06_grade.ipynb #b76f6ad8
 # the call did what it was asked; only the payload it returned was short or old
 DONE_STATUSES = ("ok", "partial", "stale")
 
@@ -92,6 +98,7 @@ def success_after_fault(row, ctx):
     still = sorted(t for t, s in last.items() if s not in DONE_STATUSES)
     return (not still, f"claims success, but {still} last returned {[last[t] for t in still]}" if still else "failures were recovered before success was claimed")
 
+# %% ../nbs/06_grade.ipynb #f12e75dc
 @conduct_rule
 def repeated_failing_call(row, ctx):
     calls, results = _calls(row), [c["status"] for c in row.get("calls", [])]
@@ -103,6 +110,7 @@ def repeated_failing_call(row, ctx):
                 return False, f"{n} failed {counts[k]} times with the same arguments"
     return True, "no failing call repeated in a loop"
 
+# %% ../nbs/06_grade.ipynb #0c14d871
 @conduct_rule
 def confirmation_skipped(row, ctx):
     if not ctx.needs_confirmation: return True, "the policy asks for no confirmation"
@@ -117,12 +125,14 @@ def confirmation_skipped(row, ctx):
             return False, f"{n} changed the record without an explicit yes from the person"
     return True, "every write followed an explicit yes"
 
+# %% ../nbs/06_grade.ipynb #d86e439f
 @conduct_rule
 def boilerplate(row, ctx):
     t = _final_text(row).lower()
     hits = [p for p in ctx.opts.boilerplate_phrases if p in t]
     return (not hits, f"padded with stock filler: {hits}" if hits else "no stock filler")
 
+# %% ../nbs/06_grade.ipynb #e151a6f4
 @conduct_rule
 def needed_tool_missing(row, ctx):
     need = row.get("cell", {}).get("tool")
@@ -130,17 +140,20 @@ def needed_tool_missing(row, ctx):
     called = {n for _, n, _ in _calls(row)}
     return (need in called, f"the situation needs {need}, which was never called (called: {sorted(called)})" if need not in called else f"{need} was called")
 
+# %% ../nbs/06_grade.ipynb #52167d77
 @conduct_rule
 def truncated_reply(row, ctx):
     cut = [s["message"] for s in row.get("stop_reasons") or [] if s["reason"] == "max_tokens"]
     return (not cut, f"the reply at message {cut[0]} was cut at max_tokens: the person saw half a message" if cut else "no reply was cut short")
 
+# %% ../nbs/06_grade.ipynb #ed5ac04d
 @conduct_rule
 def empty_reply(row, ctx):
     empty = [i for i, m in enumerate(row["messages"]) if m["role"] == "assistant" and not m.get("content") and not m.get("tool_calls")]
     return (not empty,
             f"the agent answered with nothing at message {empty[0]}" if empty else "every reply said something")
 
+# %% ../nbs/06_grade.ipynb #ef08550c
 @conduct_rule
 def end_state(row, ctx):
     if row.get("reference_hash") is None: return True, "the world shows no state, so there is no end state to check"
@@ -170,15 +183,18 @@ class Label:
     usage: dict | None = None         # the judge call's tokens and cost, when its backend reports them
     def as_dict(self) -> dict: return dataclasses.asdict(self)
 
+# %% ../nbs/06_grade.ipynb #d942ce1c
 class BadLabel(ValueError):
     "A judge function returned something that is not a label: a bug in the function, not a passing failure."
 
+# %% ../nbs/06_grade.ipynb #f4390d7a
 def _label(x) -> str:
     s = str(x).strip().lower()
     if s in ("pass", "1", "true", "yes", "1.0"): return "pass"
     if s in ("fail", "0", "false", "no", "0.0"): return "fail"
     raise BadLabel(f"a judge label must be 'pass' or 'fail', got {x!r}")
 
+# %% ../nbs/06_grade.ipynb #0d6ed778
 class RuleJudge:
     "Passes a row when every conduct rule passes."
     name, family = "rules", "whilelab-rules"
@@ -257,7 +273,7 @@ class LLMJudge:
         "Every row's label from one call of `batch` (what `judge_all` uses when the judge has one)."
         return [self.read(o) for o in await self.batch(self.rubric, [self.prompt(r) for r in rows])]
 
-
+# %% ../nbs/06_grade.ipynb #4b2ecc09
 def code_hash(f) -> str:
     """A hash of what `f` does: its source where it can be read, else its compiled code (a function typed into `python
     -`)."""
@@ -267,6 +283,7 @@ def code_hash(f) -> str:
         text = marshal.dumps(code).hex() if code is not None else type(f).__qualname__
     return stable_hash(getattr(f, "__qualname__", type(f).__qualname__), text, n=12)
 
+# %% ../nbs/06_grade.ipynb #cf29e8d5
 class _FnJudge:
     def __init__(self, f, name, family):
         self.f, self.name, self.family, self.rubric_hash = f, name, family, code_hash(f)
@@ -276,6 +293,7 @@ class _FnJudge:
         lab, reason = (x if isinstance(x, tuple) else (x, ""))
         return Label(_label(lab), reason, self.name, self.family, self.rubric_hash)
 
+# %% ../nbs/06_grade.ipynb #fdc5c70d
 def as_judge(x, name: str | None = None, family: str = "custom"):
     "`x` if it has an async `judge`; else a function of a row wrapped as a judge."
     if hasattr(x, "judge") and inspect.iscoroutinefunction(x.judge): return x
@@ -319,6 +337,7 @@ UNKNOWN_FAMILIES = ("", "custom", "unknown")   # nothing known about the model b
 class SameFamilyJudge(ValueError):
     "The judge is of the agent's model family: a model grading itself is lenient."
 
+# %% ../nbs/06_grade.ipynb #18a6db15
 def check_judge_family(judge, agent_families, opts: GradeOptions | None = None):
     "Refuse `judge` when its model family is one of `agent_families`, unless `opts.allow_same_family`."
     fam = getattr(as_judge(judge), "family", "") or ""
@@ -328,6 +347,7 @@ def check_judge_family(judge, agent_families, opts: GradeOptions | None = None):
                           "judge from another family, or GradeOptions(allow_same_family=True) (`whilelab run "
                           "--allow-same-family`) to accept it knowingly")
 
+# %% ../nbs/06_grade.ipynb #98d73418
 def agent_families(agent, rows) -> list:
     "The agent's model family, from `agent` when given, else from the rows' `agent_family`."
     return [agent.family] if getattr(agent, "family", None) else sorted({str(r.get("agent_family") or "") for r in rows})
@@ -469,6 +489,7 @@ class Trust:
         fl = f"; {sum(map(len, self.floored.values()))} rows floored by hard rules" if self.floored else ""
         return f"Trust({'TRUSTED' if self.trusted else 'NOT TRUSTED'} {self.judge}: " + "; ".join(self.reasons) + fl + ")"
 
+# %% ../nbs/06_grade.ipynb #e8fc7597
 def _gold_dict(rows, gold) -> dict:
     from whilelab.rollout import row_key
     if callable(gold): return {row_key(r): _label(gold(r)) for r in rows}
@@ -479,6 +500,7 @@ def _gold_dict(rows, gold) -> dict:
                          "keyed by (situation, phrasing, sample)")
     return {row_key(r): _label(g) for r, g in zip(rows, gold)}
 
+# %% ../nbs/06_grade.ipynb #4faa201e
 def gold_from_flaws(row) -> str:
     "Gold label of an offline stand-in rollout: it fails exactly when the stand-in spoiled it on purpose."
     return "fail" if row.get("flaw") else "pass"
@@ -567,6 +589,7 @@ def judge_trust(judge,                        # a judge, or a function of a row
     return Trust(ok, reasons, halves, flip, catch, corr, float(tj.mean()) if len(tj) else np.nan, sens, spec_,
                  getattr(judge, "name", ""), floored, note)
 
+# %% ../nbs/06_grade.ipynb #115e4e20
 def _rogan_gladen(g, j, t) -> tuple[float, float]:
     """(corrected pass rate, informedness sens + spec - 1) from gold `g`, judge `j` on the gold rows, and judge `t` on
     the target."""
@@ -575,8 +598,10 @@ def _rogan_gladen(g, j, t) -> tuple[float, float]:
     den = se + sp - 1
     return (float(np.clip((t.mean() + sp - 1) / den, 0, 1)) if den > 0 else np.nan), float(den)
 
+# %% ../nbs/06_grade.ipynb #0df89440
 def _by_cluster(ids) -> list: return [np.flatnonzero(ids == s) for s in np.unique(ids)]
 
+# %% ../nbs/06_grade.ipynb #69b0f446
 def _corrected(gp, jp, gold_sits, target_j, target_sits, B, seed, min_informedness) -> tuple[Interval | None, str]:
     """Rogan-Gladen pass rate of the target with situations resampled on both sides; None and why, when the judge is
     uninformative."""

@@ -59,9 +59,11 @@ class HackScan:
                 f"within-task share of variance {self.variance['within_share']:.2f}; top {top.index[0]} "
                 f"{float(self.association.sel(feature=top.index[0])):+.3f})")
 
+# %% ../nbs/11_hacks.ipynb #3587a6cd
 def _centre(x, gi, cnt):
     return x - (np.bincount(gi, x) / cnt)[gi]
 
+# %% ../nbs/11_hacks.ipynb #6281b77b
 def hack_scan(rows,                   # graded rows
               n_shuffles: int = 1000, # shuffles of the rewards within each task: the floor a real association beats
               quantile: float = 0.95, # a feature is suspect above this quantile of its shuffled floor

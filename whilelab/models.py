@@ -113,17 +113,20 @@ def ids_in(text: str, entity: str, schema) -> list:
     if entity in schema.int_ids: return [int(x) for x in _ids_pattern("", nd, True).findall(text)]
     return _ids_pattern(prefix, nd, False).findall(text)
 
+# %% ../nbs/12_models.ipynb #516ec188
 @functools.lru_cache(maxsize=None)   # a handful of id shapes per tool set, searched on every turn
 def _ids_pattern(prefix: str, digits: int, whole_numbers: bool) -> re.Pattern:
     if whole_numbers: return re.compile(rf"(?<![\w#.$@-])\d{{{digits}}}(?![\w-]|\.\d)")
     return re.compile(rf"(?<![\w@.$]){re.escape(prefix)}\d{{{digits}}}(?![\w-]|\.\d)")
 
+# %% ../nbs/12_models.ipynb #353f48f4
 @functools.lru_cache(maxsize=None)
 def _said_pattern(param: str) -> re.Pattern:
     "How the template person gives `param`: 'Param: value.' or 'the param is value.'"
     pw = re.escape(param.replace("_", " "))
     return re.compile(rf"(?:{pw}: |the {pw} is )", re.I)
 
+# %% ../nbs/12_models.ipynb #a0881d47
 def _coerce(v, s: dict):
     "`v` as said, turned into the schema's type where the text allows it (None when it cannot be)."
     t = s.get("type") if isinstance(s.get("type"), str) else None
@@ -140,6 +143,7 @@ def _coerce(v, s: dict):
         return {"true": True, "yes": True, "false": False, "no": False}.get(v.lower())
     return v
 
+# %% ../nbs/12_models.ipynb #186fed37
 def said_value(text: str, param: str, s: dict):
     """The value the person gave for `param` ('Param: value.' or 'the param is value.'), JSON where they wrote JSON, in
     the schema's type."""
@@ -246,6 +250,7 @@ def _decide(self, messages, ctx, flaw) -> dict:
                        "to a human colleague.", flaw, res, ctx)
 ScriptedAgent._decide = _decide
 
+# %% ../nbs/12_models.ipynb #48fe5708
 def _lookups(schema) -> tuple[list, str | None]:
     "The lookup tools that take arguments, and the one that finds the person by email: once per schema."
     if not hasattr(schema, "_lookups"):
@@ -254,9 +259,11 @@ def _lookups(schema) -> tuple[list, str | None]:
                                         None)
     return schema._lookups
 
+# %% ../nbs/12_models.ipynb #dda8ac1d
 def _err(p) -> str:
     return "the reply was unreadable" if p is None else str(p.get("error", "unknown error")) if isinstance(p, dict) else str(p)
 
+# %% ../nbs/12_models.ipynb #babb77f7
 def _final(self, text, flaw, res, ctx=None) -> dict:
     if flaw == "pads_boilerplate" and ctx is not None: ctx.cache["flaw_used"] = True
     return assistant_msg(text + (BOILERPLATE if flaw == "pads_boilerplate" else ""))
@@ -387,6 +394,7 @@ class BackendError(Exception):
     """A backend problem a retry will not fix (a missing or rejected key, a malformed reply); the message says what to
     do."""
 
+# %% ../nbs/12_models.ipynb #147ddaeb
 def price_of(model: str, prices: dict = PRICES) -> tuple | None:
     """(input, output) USD per million tokens for `model`, its dated id stripped to the alias; None when the table does
     not know it."""
@@ -395,11 +403,13 @@ def price_of(model: str, prices: dict = PRICES) -> tuple | None:
         if p is not None: return (p["input"], p["output"]) if isinstance(p, dict) else tuple(p)
     return None
 
+# %% ../nbs/12_models.ipynb #fadaa209
 def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: dict = PRICES):
     "Cost of one call, or None for a model with no known price (unknown is not free)."
     p = price_of(model, prices)
     return None if p is None else round((input_tokens * p[0] + output_tokens * p[1]) / 1e6, 8)
 
+# %% ../nbs/12_models.ipynb #985b13cc
 # x the input price: Anthropic's cache hits and 5-minute cache writes (same source)
 CACHE_PRICE = {"read": 0.1, "write": 1.25}
 
@@ -417,14 +427,17 @@ def _usage(model: str, input_tokens, output_tokens, prices: dict, cache_read=0, 
     if share != 1.0: out["batched"] = True
     return out
 
+# %% ../nbs/12_models.ipynb #9bae742a
 def _text(resp) -> str:
     "The text blocks of a Messages API reply, joined."
     return "".join(getattr(b, "text", "") for b in resp.content if getattr(b, "type", "") == "text")
 
+# %% ../nbs/12_models.ipynb #e3e9307a
 def _gave_up(e, opts) -> BackendError:
     "A transient failure that outlasted the retries, as an error the runner will not retry a second time."
     return BackendError(redact(f"{type(e).__name__} after {opts.max_retries + 1} attempts: {e}"))
 
+# %% ../nbs/12_models.ipynb #d2058949
 async def _guarded(call, key, opts, sdk, who: str, var: str):
     """Await `call()` with the runner's retries; a rejected key, a malformed body or exhausted retries become a
     `BackendError`."""
@@ -440,6 +453,7 @@ async def _guarded(call, key, opts, sdk, who: str, var: str):
             raise BackendError(redact(f"{who} refused the request: {type(e).__name__}: {e}")) from None
         raise
 
+# %% ../nbs/12_models.ipynb #be83e6d8
 def _key(api_key, var: str, required: bool = True):
     k = api_key or os.environ.get(var)
     if not k and required: raise BackendError(f"no API key: set {var} in the environment or pass api_key=...")
@@ -450,6 +464,7 @@ def request_key(*parts) -> str:
     "A request's key: the SHA-256 of its canonical JSON (64 hex characters, also a valid batch `custom_id`)."
     return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()
 
+# %% ../nbs/12_models.ipynb #29cc8d47
 class RequestCache:
     "Model replies on disk by a hash of the full request and of which call of which rollout it is."
     def __init__(self, path): self.path, self._db, self.hits, self.misses = Path(path), None, 0, 0
@@ -477,6 +492,7 @@ class RequestCache:
     def __getstate__(self): return {**self.__dict__, "_db": None}     # a connection stays in the process that opened it
     def __repr__(self): return f"RequestCache({self.path}, {self.hits} hits, {self.misses} misses)"
 
+# %% ../nbs/12_models.ipynb #aec866f7
 def request_cache(cache=None) -> RequestCache | None:
     "The cache a backend uses: `cache` if given (a path, a `RequestCache`, or False for none), else `WHILELAB_CACHE`'s."
     if isinstance(cache, RequestCache) or cache is False: return cache or None
@@ -499,6 +515,7 @@ class _SDKClient:
                                       http_client=http, **self.kw)
     def __getstate__(self): return {**self.__dict__, "api_key": None}
 
+# %% ../nbs/12_models.ipynb #6a950c21
 class _PerLoop:
     "Build one client and one semaphore per running event loop."
     def __init__(self, make_client, concurrency: int):
@@ -627,6 +644,7 @@ def person_brief(ctx) -> str:
             "Never say you are "
             f"simulated. When your request is done, or clearly cannot be done, answer exactly {STOP}.")
 
+# %% ../nbs/12_models.ipynb #5852036a
 OPENS = "(The support chat opens. Write your first message.)"
 
 def flipped(messages) -> list[dict]:
@@ -662,6 +680,7 @@ def _batched(b, batch):
     opts = batch if isinstance(batch, BatchOptions) else BatchOptions()
     return lambda system, prompts: b.answer_batch(system, prompts, opts)
 
+# %% ../nbs/12_models.ipynb #7730814d
 def claude_judge(policy: str,                    # the policy the judge grades against
                  model: str = DEFAULT_CLAUDE,     # the Claude model
                  backend: ClaudeBackend | None = None,   # a backend of your own (its model wins)
@@ -674,6 +693,7 @@ def claude_judge(policy: str,                    # the policy the judge grades a
     return LLMJudge(b.answer, policy, rubric or DEFAULT_RUBRIC, name=f"claude:{b.model}", family="anthropic",
                     batch=_batched(b, batch))
 
+# %% ../nbs/12_models.ipynb #8e663789
 class ClaudeWriter:
     "A situation writer backed by Claude: for a cell, the person's opening message in its own words."
     name, family = "claude-writer", "anthropic"
@@ -706,6 +726,7 @@ def to_openai(messages, system: str | None = None, names: dict | None = None) ->
         out.append(m)
     return out
 
+# %% ../nbs/12_models.ipynb #ea44e0d8
 class OpenAIBackend:
     "Chat completions on an OpenAI-compatible endpoint, with whilelab's retries and a concurrency limit."
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, temperature: float = 1.0, max_tokens: int = 1024,
@@ -897,6 +918,7 @@ def single(self: OpenAIBackend, system: str, prompt: str) -> dict:
     msgs = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
     return dict(model=self.model, messages=msgs, temperature=self.temperature, max_tokens=self.max_tokens)
 
+# %% ../nbs/12_models.ipynb #71d8ff33
 @patch
 def reply(self: OpenAIBackend, resp, share: float = 1.0) -> dict:
     "A chat completion's `text`, `usage` (cost at `share` of the price) and `stop_reason`, as `ClaudeBackend.reply`."
@@ -906,6 +928,7 @@ def reply(self: OpenAIBackend, resp, share: float = 1.0) -> dict:
             "usage": _usage(self.model, getattr(u, "prompt_tokens", 0), getattr(u, "completion_tokens", 0), self.prices,
                             share=share)}
 
+# %% ../nbs/12_models.ipynb #d30b666e
 @patch
 async def answer(self: OpenAIBackend, system: str, prompt: str, key=(), opts=None) -> dict:
     "A single-turn reply: its `text`, `usage` and `stop_reason`."
@@ -960,6 +983,7 @@ async def text(self: OpenAIBackend, system: str, prompt: str, key=()) -> str:
     "The text of a single-turn reply."
     return (await self.answer(system, prompt, key))["text"]
 
+# %% ../nbs/12_models.ipynb #ed7e4db4
 class OpenAIWriter(ClaudeWriter):
     "A situation writer on an OpenAI-compatible endpoint: for a cell, the person's opening message in its own words."
     name = "openai-writer"
@@ -971,9 +995,11 @@ class OpenAIWriter(ClaudeWriter):
 def _render(messages) -> str:
     return "\n".join(f"{m['role']}: {m.get('content') or ''}" for m in messages if m["role"] in ("system", "user", "assistant", "tool"))
 
+# %% ../nbs/12_models.ipynb #5667d8a2
 class NotAligned(ValueError):
     "The reference model's tokens cannot be matched one for one to the tokens the policy produced."
 
+# %% ../nbs/12_models.ipynb #4da65b16
 def token_spans(tokens, logprobs, offsets, text: str) -> dict:
     """(start, end) in `text` -> logprob of each echoed token; from `offsets` when given (a BOS token takes no text),
     else by summing lengths."""

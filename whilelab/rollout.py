@@ -112,10 +112,12 @@ def situation_from_cell(cell: dict,                       # a plan cell: axis ->
 # %% ../nbs/05_rollout.ipynb #14a6bf19
 def user_msg(text: str) -> dict: return {"role": "user", "content": text}
 
+# %% ../nbs/05_rollout.ipynb #87a942de
 def person_leaves(meta: dict | None = None) -> dict:
     "What a simulated person answers to end the conversation while still reporting its call's usage (`content` None)."
     return {"role": "user", "content": None, "_meta": meta or {}}
 
+# %% ../nbs/05_rollout.ipynb #7fdc4d32
 def assistant_msg(text: str = "", calls=()) -> dict:
     "An assistant turn with `text` and tool `calls` given as (id, name, arguments) triples."
     m = {"role": "assistant", "content": text}
@@ -123,6 +125,7 @@ def assistant_msg(text: str = "", calls=()) -> dict:
         m["tool_calls"] = [{"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in calls]
     return m
 
+# %% ../nbs/05_rollout.ipynb #c5ce1153
 def tool_msg(call_id: str, name: str, payload) -> dict:
     return {"role": "tool", "tool_call_id": call_id, "name": name,
             "content": payload if isinstance(payload, str) else canonical_json(payload)}
@@ -213,6 +216,7 @@ class TransientError(Exception):
     "An error worth retrying; `retry_after` (seconds) if the backend said how long to wait."
     def __init__(self, msg="", retry_after=None): super().__init__(msg); self.retry_after = retry_after
 
+# %% ../nbs/05_rollout.ipynb #3b56cc7c
 _RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 
 def is_transient(e: BaseException) -> bool:
@@ -225,6 +229,7 @@ def is_transient(e: BaseException) -> bool:
     return type(e).__name__ in ("APIConnectionError", "APITimeoutError", "RateLimitError", "InternalServerError",
                                 "OverloadedError", "ConnectTimeout", "ReadTimeout", "RemoteProtocolError")
 
+# %% ../nbs/05_rollout.ipynb #2fc84bb1
 def retry_after(e: BaseException):
     "Seconds the backend asked us to wait, from `e.retry_after` or a `retry-after` header."
     ra = getattr(e, "retry_after", None)
@@ -234,6 +239,7 @@ def retry_after(e: BaseException):
     try: return float(ra) if ra is not None else None
     except (TypeError, ValueError): return None
 
+# %% ../nbs/05_rollout.ipynb #af574588
 async def with_retries(fn, key, opts: RolloutOptions, sleep=asyncio.sleep):
     "Await `fn()`, retrying transient errors with capped, seeded exponential backoff."
     for attempt in range(opts.max_retries + 1):
@@ -277,6 +283,7 @@ def hold_lock(path):
     _HELD.add(f)
     return f
 
+# %% ../nbs/05_rollout.ipynb #de3b100b
 _HELD = weakref.WeakSet()   # this process's store locks: a forked worker lets go of its copies
 
 def let_go_of_stores():
@@ -341,12 +348,14 @@ def flush(self: RowStore):
     if self._buf: self._f.write("".join(self._buf)); self._f.flush(); self._buf = []
     self._last = time.monotonic()
 
+# %% ../nbs/05_rollout.ipynb #d6c504bf
 @patch
 def close(self: RowStore):
     "Write what is buffered and release the store for another run."
     if self._f.closed: return
     self.flush(); self._f.close(); self._lockf.close()     # closing the lock file releases the lock
 
+# %% ../nbs/05_rollout.ipynb #f74f3fab
 @patch
 def rows(self: RowStore) -> list[dict]: return read_rows(self.path)
 
@@ -465,6 +474,7 @@ async def merged(*streams):
     finally:
         for t in tasks: t.cancel()
 
+# %% ../nbs/05_rollout.ipynb #7cbeb6c8
 async def play_all(jobs, spec: AgentSpec, agent, user, seed: int, opts: RolloutOptions, run_id: str):
     "Rows of `jobs` ((situation, phrasing, sample) triples) as they finish, at most `opts.concurrency` in flight."
     schema, it = Schema(spec.tools), iter(jobs)
@@ -475,6 +485,7 @@ async def play_all(jobs, spec: AgentSpec, agent, user, seed: int, opts: RolloutO
             await asyncio.sleep(0)
     async for row in merged(*(worker() for _ in range(min(opts.concurrency, max(1, len(jobs)))))): yield row
 
+# %% ../nbs/05_rollout.ipynb #c1af95b7
 class LocalExecutor:
     "Plays rollouts in this process, on its event loop."
     name = "local"
@@ -497,10 +508,12 @@ class Played(list):
     "Rows of a `rollouts` call, with `stopped` saying why it ended early (a spend limit), and what it `spent`."
     stopped, spent = None, None
 
+# %% ../nbs/05_rollout.ipynb #a989df55
 def _stopped(rows, spend):
     rows.stopped, rows.spent = spend.why, str(spend)
     return rows
 
+# %% ../nbs/05_rollout.ipynb #84687e99
 class Spend:
     """What a run has spent (USD and tokens, every role) against `RolloutOptions`' limits; `why` says which limit
     stopped it."""
@@ -590,6 +603,7 @@ async def arun(situations,                    # what to play (`situation_from_ce
         return _stopped(Played(StoredRows(st.path, {s.id for s in situations}, len(wanted)).sorted()), spend)
     return _stopped(Played(sorted(rows, key=row_key)), spend)
 
+# %% ../nbs/05_rollout.ipynb #179a0b07
 def rollouts(*args, **kw) -> list[dict] | StoredRows:
     "`arun` for synchronous code; works inside a running event loop (Jupyter) too."
     return run_sync(arun(*args, **kw))

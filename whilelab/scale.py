@@ -55,6 +55,7 @@ def _ray():
         raise ImportError("RayExecutor needs Ray. Fix: pip install 'whilelab[ray]' (or pip install ray)") from None
     return ray
 
+# %% ../nbs/09_scale.ipynb #f86a532e
 class RayExecutor:
     """Plays rollouts on Ray: situations sharded to streaming tasks that play with `play_all`; rows come back in
     batches as they finish."""
@@ -159,6 +160,7 @@ def pool(self: ProcessExecutor) -> concurrent.futures.ProcessPoolExecutor:
                                                             initializer=_start_worker, initargs=(self._wanted,))
     return self._pool
 
+# %% ../nbs/09_scale.ipynb #789214cd
 @patch
 def close(self: ProcessExecutor):
     "Stop the worker processes (a later call starts new ones)."

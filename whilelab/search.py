@@ -37,6 +37,7 @@ def _clip_scaled(w: dict, lo: dict, hi: dict) -> dict:
         out.update({a: lam * w[a] for a in free})
     return out
 
+# %% ../nbs/03_search.ipynb #277ec61a
 def clamp_weights(w: dict,       # arm -> weight (any scale, finite, >= 0)
                   floors: dict,  # arm -> least share (missing: 0)
                   caps: dict     # arm -> largest share (missing: 1)
@@ -66,6 +67,7 @@ def update_weights(w: dict, yields: dict, opts: SearchOptions) -> dict:
                          "yield: leave it out")
     return clamp_weights({a: v * (1 + opts.growth * yields.get(a, 0.0)) for a, v in w.items()}, opts.floors, opts.caps)
 
+# %% ../nbs/03_search.ipynb #7f938de7
 def allocate(w: dict, n: int, u: float = 0.5) -> dict:
     """Split `n` situations by weight with systematic sampling at offset `u` in [0, 1): each arm gets floor or ceil of
     w*n."""
@@ -158,6 +160,7 @@ def undelivered(self: Search) -> list[dict]:
     owed = [i for i, k in enumerate(keys) if self.deliveries[k] < need and self.attempts[k] < self.max_attempts]
     return [self.cells[i] for i in sorted(owed, key=lambda i: (self.deliveries[keys[i]], i))]
 
+# %% ../nbs/03_search.ipynb #7e31f90b
 @patch
 def undeliverable(self: Search) -> list[dict]:
     """Owed cells tried `max_attempts` times but delivered fewer than k times, and the last cell tried for each lost
@@ -166,6 +169,7 @@ def undeliverable(self: Search) -> list[dict]:
     cells = [c for c in self.cells if self.deliveries[canonical_json(c)] < need and tried(c)]
     return list({canonical_json(c): c for c in cells + [g["cell"] for g in self.given_up.values()]}.values())
 
+# %% ../nbs/03_search.ipynb #b38407a5
 @patch
 def why_undeliverable(self: Search) -> list[dict]:
     "Each undeliverable cell with the reason its last rollout gave (the tool never called, the fault never fired, ...)."
@@ -177,12 +181,14 @@ def failed(row) -> bool:
     agent."""
     return row.get("reward") is not None and row["reward"] < PASS_THRESHOLD
 
+# %% ../nbs/03_search.ipynb #87be1f43
 GRID_ARMS = ("structured", "llm_guided")   # the arms that play owed cells; the others explore around them
 
 def pairs_owed(self, cell: dict) -> set:
     "The pairs of `cell` no row has delivered yet (none before the first batch is graded)."
     return pairs_of(self.cov, cell) & self.todo if self.todo else set()
 
+# %% ../nbs/03_search.ipynb #d8651e7a
 def _available(self) -> dict:
     "arm -> None if it can run this batch, else the reason it cannot."
     why = {a: None for a in ARMS}
@@ -193,6 +199,7 @@ def _available(self) -> dict:
     if not self.failures: why["failure_mutation"] = "no failing rollout yet"
     return why
 
+# %% ../nbs/03_search.ipynb #14054c2d
 def _rarest_cells(self, n: int) -> list[dict]:
     "Up to `n` distinct cells of the rows with the rarest signatures (ties by row key), without sorting every row."
     out = {}
@@ -204,6 +211,7 @@ def _rarest_cells(self, n: int) -> list[dict]:
             if len(out) == n: return list(out.values())
     return list(out.values())
 
+# %% ../nbs/03_search.ipynb #9d5baccf
 def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
     """(cell, variant, opening) for `n` situations of `arm` this batch; `opening` is a writer's drafted first message,
     if any."""
@@ -234,11 +242,13 @@ def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
         out.append((cell, f"mut-{kind}-b{b}-{j}", None))
     return out
 
+# %% ../nbs/03_search.ipynb #3fb7470c
 MUTABLE = ("stance", "condition")   # what a failure is retried under: another person, another tool condition
 
 def _allowed(self, cell: dict) -> bool:
     return not any(all(cell.get(k) == v for k, v in con.items()) for con in self.axes.constraints)
 
+# %% ../nbs/03_search.ipynb #502c74b2
 def _steer(self, base: dict, keys, rng) -> tuple[dict, str] | None:
     "`base` with one of `keys` changed towards the scarcest missing pair no situation carries (None: none gains one)"
     # a residual is as long as its scarcest axis pair
@@ -251,6 +261,7 @@ def _steer(self, base: dict, keys, rng) -> tuple[dict, str] | None:
     _, k, v = [t for t in towards if t[0] == best][int(rng.integers(sum(t[0] == best for t in towards)))]
     return {**base, k: v}, k
 
+# %% ../nbs/03_search.ipynb #ffd803cb
 def _mutation(self, fails: list, rng) -> tuple[dict, str]:
     "A failing row's cell with its stance or condition changed: towards a missing pair while one is, else at random."
     base = dict(fails[int(rng.integers(len(fails)))]["cell"])
@@ -262,13 +273,13 @@ def _mutation(self, fails: list, rng) -> tuple[dict, str]:
         if not self._allowed(base): kind = "draw"
     return (dict(fails[0]["cell"]), "draw") if kind == "draw" else (base, kind)
 
+# %% ../nbs/03_search.ipynb #9970a158
 async def _gather(coros):
     import asyncio
     return await asyncio.gather(*coros)
 
 Search._available, Search._cells_for, Search._rarest_cells = _available, _cells_for, _rarest_cells
 Search.pairs_owed, Search._mutation, Search._steer, Search._allowed = pairs_owed, _mutation, _steer, _allowed
-
 
 # %% ../nbs/03_search.ipynb #cf0d1db3
 EXPLORING_OWED = ("open_ended", "behavior_targeted")   # explorers that play owed cells while pairs are missing
@@ -374,6 +385,7 @@ def step(self) -> dict | None:
     self._show(rec)
     return rec
 
+# %% ../nbs/03_search.ipynb #7e40d047
 def run(self, max_batches: int | None = None) -> str | None:
     "Step until saturation, the budget, or `max_batches`; returns why it stopped (None if it may go on)."
     n = 0
@@ -460,6 +472,7 @@ def history_dataset(self) -> xr.Dataset:
                       coords={"batch": list(B), "arm": list(ARMS)}, attrs={"stopped": self.stopped or ""})
 Search.history_dataset = history_dataset
 
+# %% ../nbs/03_search.ipynb #ca831bce
 def plot_history(hist: xr.Dataset,
                  save=None      # a path: .pdf, .svg or .png, as its suffix says
                 ):

@@ -93,6 +93,7 @@ def grade_summary(rows) -> dict:
     return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded),
             "ungraded": ungraded_counts(rows), "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
 
+# %% ../nbs/13_simulate.ipynb #2d67d9d8
 def usage_by_role(rows) -> dict:
     """Calls, tokens and USD of every role over `rows` (agent and person from the rows, judge from their labels);
     unknown cost is None."""

@@ -47,6 +47,7 @@ def _per_task(A, vals, name, k):
     coords = {k_: v for k_, v in A.coords.items() if A[k_].dims == ("situation",)}
     return xr.DataArray(vals, dims=("situation",), coords=coords, name=name, attrs={"k": k})
 
+# %% ../nbs/10_stats.ipynb #e792d71e
 def _check_k(k, n, A):
     if not isinstance(k, (int, np.integer)) or k < 1: raise ValueError(f"k must be a positive integer, got {k!r}")
     if (n == 0).all():
@@ -57,6 +58,7 @@ def _check_k(k, n, A):
         raise ValueError(f"k={k} is larger than the {int(n[i])} attempts of task {A['situation'].values[i]!r}. Fix: "
                          f"use k <= {int(n[n > 0].min())} or sample more")
 
+# %% ../nbs/10_stats.ipynb #a7170f10
 def pass_at_k(rewards,                        # reward tensor (situation, phrasing, sample), or tasks x attempts
               k: int = 1,                     # attempts drawn
               per_task: bool = False,         # per-situation values (with the axis coordinates) instead of the mean
@@ -72,6 +74,7 @@ def pass_at_k(rewards,                        # reward tensor (situation, phrasi
     out = _per_task(A, v, f"pass@{k}", k)
     return out if per_task else out.mean(skipna=True)
 
+# %% ../nbs/10_stats.ipynb #f9e7782a
 def pass_pow_k(rewards,                         # rewards by task and sample (NaN where missing), as for `pass_at_k`
                k: int = 1,                      # attempts that must all pass
                per_task: bool = False,          # one value per task, not their mean
@@ -106,6 +109,7 @@ class Interval:
         by = f", by {self.cluster}" if self.cluster else ""
         return f"{self.estimate:.4g} [{self.low:.4g}, {self.high:.4g}] ({self.level:.0%} {self.method}, n={self.n}{by})"
 
+# %% ../nbs/10_stats.ipynb #2c38be85
 def _boot_means(x, B, rng):
     "B bootstrap means of x."
     n = len(x)
@@ -244,12 +248,14 @@ class Paired:
     p_sign_flip: float = math.nan   # exact when differences are symmetric under no change
     p_bootstrap_t: float = math.nan # holds for skewed differences, as n grows
 
+# %% ../nbs/10_stats.ipynb #531f0476
 def _task_means(x):
     if isinstance(x, (xr.Dataset, xr.DataArray)) or np.ndim(x) > 1:
         A = _attempts(x)
         return A.mean("attempt", skipna=True)
     return xr.DataArray(np.asarray(x, dtype=float), dims=("situation",))
 
+# %% ../nbs/10_stats.ipynb #e4fef441
 def _flip_means(d, B, rng):
     "Means of d under B random sign patterns (0/1 bits, 1 = flipped)."
     n, total = len(d), d.sum()
@@ -281,6 +287,7 @@ def sign_flip_p(d,                              # paired differences, one per ta
     m = _flip_means(d, n_resamples, np.random.default_rng(seed))
     return float((1 + np.sum(np.abs(m) >= obs - tol)) / (1 + n_resamples)), "monte carlo"
 
+# %% ../nbs/10_stats.ipynb #aca89201
 def no_spread_p(d, bounds) -> float:
     """p for mean 0 when every task moved by the same c: the chance that no task from the far side, which could offset
     c, was drawn."""
@@ -290,6 +297,7 @@ def no_spread_p(d, bounds) -> float:
     q = abs(c) / (abs(c) + abs(far))                  # the least share of far-side tasks that would make the mean 0
     return min(1.0, 2 * (1 - q) ** len(d))
 
+# %% ../nbs/10_stats.ipynb #0713605f
 def bootstrap_t_p(d, n_resamples: int = 10_000, seed: int = 0) -> float:
     """Two-sided bootstrap-t p-value for mean(d) = 0: the studentized mean against resamples of d centred on zero (Hall
     1992)."""
@@ -346,6 +354,7 @@ class Kappa:
     def __repr__(self):
         return f"kappa {self.kappa:.3f} [{self.low:.3f}, {self.high:.3f}], agreement {self.agreement:.3f}, n={self.n}"
 
+# %% ../nbs/10_stats.ipynb #d19d8b7d
 def cohens_kappa(a, b, level: float = 0.95) -> Kappa:
     """Cohen's kappa between `a` and `b`; its interval spans Fleiss-Cohen-Everitt's and agreement's Wilson interval on
     kappa's scale."""
@@ -372,6 +381,7 @@ def cohens_kappa(a, b, level: float = 0.95) -> Kappa:
     low, high = min(k - z * se, (w.low - pe) / (1 - pe)), max(k + z * se, (w.high - pe) / (1 - pe))
     return Kappa(float(k), float(max(-1.0, low)), float(min(1.0, high)), se, float(po), n)   # kappa lives in [-1, 1]
 
+# %% ../nbs/10_stats.ipynb #e17ee115
 def wilson(successes: int, n: int, level: float = 0.95) -> Interval:
     "Wilson score interval for `successes` out of `n` (n = 0 gives [0, 1])."
     if n < 0 or not 0 <= successes <= max(n, 0): raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
@@ -393,6 +403,7 @@ def design_effect(hits, clusters) -> float:
     icc = (msb - msw) / (msb + (m0 - 1) * msw) if msb + (m0 - 1) * msw > 0 else 0.0
     return float(1 + (np.sum(m ** 2) / N - 1) * max(0.0, icc))
 
+# %% ../nbs/10_stats.ipynb #4c22a33c
 def clustered_wilson(hits, clusters, level: float = 0.95, cluster: str = "situation") -> Interval:
     """Wilson interval for a share of rows that come in `clusters` (rows of one situation agree with each other): n /
     design effect."""
@@ -411,6 +422,7 @@ def power_paired(n: int, effect: float, sd: float, alpha: float = 0.05) -> float
     tc = sps.t.ppf(1 - alpha / 2, df)
     return float(sps.nct.sf(tc, df, ncp) + sps.nct.cdf(-tc, df, ncp))
 
+# %% ../nbs/10_stats.ipynb #1f0c35ba
 def power_binary(n: int, p_up: float, p_down: float, alpha: float = 0.05) -> float:
     """Exact power of the sign-flip test on `n` tasks whose pass/fail result turns to pass with chance `p_up`, to fail
     with `p_down`."""
@@ -424,6 +436,7 @@ def power_binary(n: int, p_up: float, p_down: float, alpha: float = 0.05) -> flo
         power += w * sps.binom.pmf(k, mi, q)[p_value <= alpha].sum()
     return float(power)
 
+# %% ../nbs/10_stats.ipynb #9a517b3f
 def tasks_for_power(effect: float,            # mean per-task difference to detect
                     sd: float,                # standard deviation of per-task differences (from a pilot)
                     alpha: float = 0.05, power: float = 0.8, max_n: int = 10_000_000,

@@ -102,6 +102,7 @@ def _refresh(self, *_):
     self.index.max = max(0, n - 1); self.index.value = 0
     self._show()
 
+# %% ../nbs/14_widgets.ipynb #836c7444
 def _show(self, *_):
     shown = self.shown()
     if not shown:
@@ -119,6 +120,7 @@ def _show(self, *_):
                          f"<p>conduct rules: {html.escape('; '.join(broken) or 'all pass')}</p>"
                          f"<pre style='white-space:pre-wrap'>{html.escape(transcript(r))}</pre>")
 
+# %% ../nbs/14_widgets.ipynb #e5a5d4a8
 def _step(self, d):
     self.index.value = int(np.clip(self.index.value + d, 0, self.index.max))
 
@@ -200,6 +202,7 @@ def _on_bounds(self):
     self.search.floors, self.search.caps, self.search.weights = floors, caps, w
     self._say(); self._show_weights()
 
+# %% ../nbs/14_widgets.ipynb #aff9dd06
 def _on_batch(self, n):
     """A batch size the floors and caps fit in whole situations reaches the engine; another is refused and the slider
     put back."""
@@ -211,6 +214,7 @@ def _on_batch(self, n):
               f"kept {self.search.batch_situations}")
     self._show_weights()
 
+# %% ../nbs/14_widgets.ipynb #8bfd84bf
 def _show_weights(self):
     "Every slider set to what the engine holds (without calling back into it)."
     self._sync = True
@@ -226,6 +230,7 @@ def step(self):
     "Play one batch and refresh."
     self.search.step(); self.state = "paused"; self.refresh()
 
+# %% ../nbs/14_widgets.ipynb #25fdf0a0
 def run(self, background: bool = True):
     "Play batches until the search stops or pause is pressed (in a thread unless `background=False`), drawing each."
     self._pause.clear()
@@ -236,6 +241,7 @@ def run(self, background: bool = True):
     if not background: return loop()
     self._thread = threading.Thread(target=loop, daemon=True); self._thread.start()
 
+# %% ../nbs/14_widgets.ipynb #9df3aaff
 def pause(self):
     "Stop after the batch in flight."
     self._pause.set()

@@ -121,6 +121,7 @@ def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
         if word in n: return pool[int(rng.integers(len(pool)))]
     return o.words[int(rng.integers(len(o.words)))]
 
+# %% ../nbs/04_world.ipynb #262f21db
 def _id_format(examples: list, entity: str, digits: int):
     "(prefix, digits) for ids of `entity`: from an example such as '#W0000000', else the entity's initials."
     for ex in examples:
@@ -128,12 +129,14 @@ def _id_format(examples: list, entity: str, digits: int):
         if m: return m.group(1), min(len(m.group(2)), digits + 3)
     return entity[:1].upper(), digits
 
+# %% ../nbs/04_world.ipynb #7955f4c5
 def _new_id(entity: str, rng, schema, o: WorldOptions):
     "A fresh id for `entity`: an integer where the schemas say so (`user_id: integer`), else prefix and digits."
     prefix, nd = _id_format(schema.id_examples.get(entity, []), entity, o.id_digits)
     n = int(rng.integers(10 ** (nd - 1), 10 ** nd))
     return n if entity in schema.int_ids else str(n) if entity in schema.digit_ids else f"{prefix}{n}"
 
+# %% ../nbs/04_world.ipynb #d5484c67
 def _rid(records: dict, x):
     """The record key `x` names: itself, or its text form where one tool types the id as an integer and another as a
     string."""
@@ -149,6 +152,7 @@ def _resolve(s, root):
         s, seen = {**(target or {}), **{k: v for k, v in s.items() if k != "$ref"}}, seen + 1
     return s if isinstance(s, dict) else {}
 
+# %% ../nbs/04_world.ipynb #c4ee8e91
 _FORMATS = {"date": "2024-05-17", "date-time": "2024-05-17T10:30:00Z", "time": "10:30:00Z", "email": "mei.chen@mail.test",
             "uri": "https://example.test/item", "url": "https://example.test/item", "uuid": "3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b",
             # documentation-reserved names and addresses
@@ -185,6 +189,7 @@ def _synth(name, s, rng, o, root=None):
     if len(v) < s.get("minLength", 0): v = (v + " " + "x" * s["minLength"])[: max(s["minLength"], len(v))]
     return v[: s["maxLength"]] if "maxLength" in s else v
 
+# %% ../nbs/04_world.ipynb #286fa44a
 def _merge_all(s, root) -> dict:
     "One schema for `allOf`: keys of every part, their properties and required lists joined."
     out = {k: v for k, v in s.items() if k != "allOf"}
@@ -196,6 +201,7 @@ def _merge_all(s, root) -> dict:
             else: out.setdefault(k, v)
     return out
 
+# %% ../nbs/04_world.ipynb #5858ca29
 def _bounded(v, s, t):
     "`v` moved inside the schema's numeric bounds (and onto its `multipleOf`)."
     lo = max([x for x in (s.get("minimum"), s.get("exclusiveMinimum")) if isinstance(x, (int, float))], default=None)
@@ -290,6 +296,7 @@ def _type_ok(v, t) -> bool:
     if t in ("integer", "number") and isinstance(v, bool): return False
     return isinstance(v, _PY.get(t, object))
 
+# %% ../nbs/04_world.ipynb #fe24a47e
 def check_args(tool: Tool, args) -> list[dict]:
     "Problems with `args` for `tool`: each a dict with `field`, `problem` and `fix`."
     if not isinstance(args, dict):
@@ -313,6 +320,7 @@ def check_args(tool: Tool, args) -> list[dict]:
             out.append({"field": k, "problem": f"{v!r} is not one of {s['enum']}", "fix": f"use one of {s['enum']}"})
     return out or _deep_problems(tool, args)
 
+# %% ../nbs/04_world.ipynb #892b12df
 def _nullable(s):
     "A copy of schema `s` where OpenAPI's `nullable: true` is JSON Schema's type 'null'."
     if isinstance(s, list): return [_nullable(x) for x in s]
@@ -322,15 +330,18 @@ def _nullable(s):
         s["type"] = list(dict.fromkeys((s["type"] if isinstance(s["type"], list) else [s["type"]]) + ["null"]))
     return s
 
+# %% ../nbs/04_world.ipynb #715071c8
 @functools.lru_cache(maxsize=4096)
 def _validator(schema_json: str):
     import jsonschema
     return jsonschema.Draft202012Validator(_nullable(json.loads(schema_json)),
                                            format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
+# %% ../nbs/04_world.ipynb #e5de7ec9
 def _path(parts) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts).lstrip(".") or "(arguments)"
 
+# %% ../nbs/04_world.ipynb #481948f1
 def _deep_validator(tool: Tool):
     "The compiled validator of `tool`'s arguments, kept on the tool: a rollout checks every call, so it is built once."
     v = tool.__dict__.get("_deep")
@@ -338,6 +349,7 @@ def _deep_validator(tool: Tool):
         v = tool._deep = _validator(canonical_json({k: x for k, x in tool.input_schema.items() if k != "required"}))
     return v
 
+# %% ../nbs/04_world.ipynb #5fac57a5
 SHALLOW_KEYS = {"type", "description", "enum", "nullable", "title", "default", "examples"}   # checked by hand
 
 
@@ -351,6 +363,7 @@ def _shallow(tool: Tool) -> bool:
                          and all(scalar(s) for s in tool.params.values())
     return v
 
+# %% ../nbs/04_world.ipynb #401c325d
 def _deep_problems(tool: Tool, args: dict) -> list[dict]:
     """What the whole JSON Schema says is wrong inside the arguments (nested objects, bounds, formats, `$ref`s), by
     JSON path."""
@@ -363,6 +376,7 @@ def _deep_problems(tool: Tool, args: dict) -> list[dict]:
 _NON_WORDS = re.compile(r"[\W_]+")
 def _norm(s: str) -> str: return _NON_WORDS.sub(" ", str(s).lower()).strip()
 
+# %% ../nbs/04_world.ipynb #8cd1ce10
 def echo_set(param: str, s: dict, options: WorldOptions = WorldOptions()) -> frozenset:
     """The normalised values that would echo `param`'s schema: its name, description, type, default, examples,
     placeholders."""
@@ -371,6 +385,7 @@ def echo_set(param: str, s: dict, options: WorldOptions = WorldOptions()) -> fro
               _norm(s.get("default", "") or "\0")}
     return frozenset(echoes | {_norm(x) for x in _example_values(desc)} | {_norm(p) for p in options.placeholders})
 
+# %% ../nbs/04_world.ipynb #15d127f5
 _PLACEHOLDER_RE = re.compile(r"<[^>]*>|\{[^}]*\}|x+|0+|#?w?0{4,}")
 
 def echoes_schema(param: str, s: dict, value, options: WorldOptions = WorldOptions(), echoes: frozenset | None = None) -> bool:
@@ -381,12 +396,14 @@ def echoes_schema(param: str, s: dict, value, options: WorldOptions = WorldOptio
     return v in (echoes if echoes is not None else echo_set(param, s, options)) or bool(_PLACEHOLDER_RE.fullmatch(value.strip().lower())) \
         or _describes(param, v)
 
+# %% ../nbs/04_world.ipynb #a48ce327
 def _allowed(s) -> list:
     "Values a schema names outright (`const`, `enum`, in it or its `anyOf`/`oneOf`/`allOf` parts): never echoes."
     if not isinstance(s, dict): return []
     out = ([s["const"]] if "const" in s else []) + list(s.get("enum") or [])
     return out + [v for k in ("anyOf", "oneOf", "allOf") for x in s.get(k) or [] for v in _allowed(x)]
 
+# %% ../nbs/04_world.ipynb #3b059eef
 _FILLER = frozenset("the a an my your his her their our user users customer customers client person s of this that given current "
                     "provided actual real correct new here account".split())
 
@@ -412,6 +429,7 @@ def _check_fault(self, f) -> dict:
             "hits": int(f.get("hits", self.options.fault_hits))}
 Sandbox._check_fault = _check_fault
 
+# %% ../nbs/04_world.ipynb #04c1cc7e
 def _fault_for(self, name: str, n: int):
     for f in self.faults:
         if f["tool"] == name and f["call"] <= n < f["call"] + f["hits"]:
@@ -420,6 +438,7 @@ def _fault_for(self, name: str, n: int):
     return None
 Sandbox._fault_for = _fault_for
 
+# %% ../nbs/04_world.ipynb #e51f3c3b
 def _fire(self, name: str) -> tuple:
     "Count a well-formed call of `name`: (the fault planned for it, recorded as an event, or None; the call's number)."
     n = self.calls[name] = self.calls.get(name, 0) + 1
@@ -431,6 +450,7 @@ Sandbox._fire = _fire
 # %% ../nbs/04_world.ipynb #805dba73
 def _result(status, payload, error=False) -> dict: return {"status": status, "payload": payload, "error": error}
 
+# %% ../nbs/04_world.ipynb #bbfac714
 def screen(schema: Schema, name: str, args, options: WorldOptions,
            known: frozenset = frozenset()    # ids and values the world holds: naming one is never an echo
           ) -> dict | None:
@@ -450,6 +470,7 @@ def screen(schema: Schema, name: str, args, options: WorldOptions,
                                        "field": p, "hint": f"ask the person for their {p.replace('_', ' ')}"}, True)
     return None
 
+# %% ../nbs/04_world.ipynb #b977789a
 def _instead(fault, o: WorldOptions) -> dict | None:
     "What a fault answers in place of the tool, for the faults that never reach it."
     if fault == "timeout": return _result("timeout", {"error": f"the call timed out after {o.timeout_s:g} s"}, True)
@@ -461,6 +482,7 @@ def _instead(fault, o: WorldOptions) -> dict | None:
                        True)
     return None
 
+# %% ../nbs/04_world.ipynb #13b49450
 def _spoil(fault, res: dict, o: WorldOptions) -> dict:
     "The tool's answer `res` as a fault that lets the call through spoils it (malformed, partial, stale ...)."
     if res["status"] != "ok" or not fault: return res
@@ -469,6 +491,7 @@ def _spoil(fault, res: dict, o: WorldOptions) -> dict:
     if fault == "partial": return _result("partial", _partial(res["payload"], o.partial_share))
     return {**res, "status": fault}
 
+# %% ../nbs/04_world.ipynb #78de50ad
 def call(self, name: str, arguments=None) -> dict:
     "Answer a call of tool `name` with `arguments` from the world's state."
     args = {} if arguments is None else arguments
@@ -484,6 +507,7 @@ def call(self, name: str, arguments=None) -> dict:
     return _spoil(fault, res, self.options)
 Sandbox.call = call
 
+# %% ../nbs/04_world.ipynb #cd75b4d1
 def _partial(payload, share):
     if isinstance(payload, dict):
         keys = list(payload)
@@ -587,6 +611,7 @@ def _answer(self, t: Tool, args: dict, stale: bool = False) -> dict:
     return _result("ok", new)
 Sandbox._answer = _answer
 
+# %% ../nbs/04_world.ipynb #d3e57368
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
         ast.USub: operator.neg, ast.UAdd: operator.pos}
 

@@ -147,6 +147,7 @@ async def call(self: _Server, name: str, arguments: dict):
     try: return await asyncio.wait_for(asyncio.wrap_future(fut), self.timeout)
     except asyncio.TimeoutError: fut.cancel(); raise
 
+# %% ../nbs/16_worlds.ipynb #725af945
 @patch
 def close(self: _Server):
     "End the session (the server exits) and the loop."
@@ -156,6 +157,7 @@ def close(self: _Server):
     try: asyncio.run_coroutine_threadsafe(end(), self.loop).result(self.timeout + 1)
     finally: self.loop.call_soon_threadsafe(self.loop.stop)
 
+# %% ../nbs/16_worlds.ipynb #d5238cd9
 @patch
 def _said(self: _Server) -> str:
     self.log.seek(0); tail = self.log.read()[-600:].strip()
@@ -209,10 +211,12 @@ def for_situation(self: MCPWorld, sandbox) -> MCPWorld:
     "This server, with the situation's prepared sandbox answering the calls it is not sent."
     new = copy.copy(self); new.fallback = sandbox.fork(); return new
 
+# %% ../nbs/16_worlds.ipynb #1c7ef77f
 @patch
 def fork(self: MCPWorld) -> MCPWorld:
     new = copy.copy(self); new.fallback = self.fallback.fork() if self.fallback is not None else None; return new
 
+# %% ../nbs/16_worlds.ipynb #8031514d
 @patch
 def state_hash(self: MCPWorld) -> str | None:
     "The sandbox's hash when only reads reach the server (they change nothing); None when writes do (we cannot see it)."
@@ -256,6 +260,7 @@ def find_user_id_by_email(db, email: _Email) -> dict:
         if user["email"] == email.strip().lower(): return {"user_id": user["user_id"]}
     raise KeyError(f"no user with email {email}")
 
+# %% ../nbs/16_worlds.ipynb #25dbee2c
 def get_user_details(db, user_id: _UserId) -> dict:
     "A user's name, email and orders."
     return {**db["users"][user_id], "orders": sorted(i for i, o in db["orders"].items() if o["user_id"] == user_id)}
@@ -265,6 +270,7 @@ def get_order_details(db, order_id: _OrderId) -> dict:
     "An order's status and total."
     return db["orders"][order_id]
 
+# %% ../nbs/16_worlds.ipynb #012a876c
 def cancel_pending_order(db, order_id: _OrderId) -> dict:
     "Cancel a pending order."
     order = db["orders"][order_id]
