@@ -6,6 +6,7 @@
 from __future__ import annotations
 import dataclasses, json
 from dataclasses import dataclass
+from fastcore.basics import patch
 from pathlib import Path
 import numpy as np
 import xarray as xr
@@ -38,36 +39,41 @@ class Simulation:
     undeliverable: list = dataclasses.field(default_factory=list)   # plan cells the search gave up on, each with its reason
     world: str = "sandbox"                                           # what answered the tool calls
 
-    @property
-    def rewards(self) -> xr.Dataset | None:
-        "Reward tensor (situation, phrasing, sample) with axis values as coordinates; `None` until rows are graded."
-        return reward_tensor(self.rows, self.situations, self.options) if any(r.get("reward") is not None for r in self.rows) else None
-
-    def summary(self) -> dict:
-        rows = self.rows
-        return {"run_id": self.run_id, "agent": self.spec.name, "policy_version": self.spec.policy_version,
-                "world": self.world, "cells": int(self.plan.sizes["cell"]), "situations": len(self.situations),
-                "rollouts": len(rows), "errors": sum(r["error"] is not None for r in rows),
-                "signatures": len({r["signature"] for r in rows}), "faults_fired": sum(len(r["faults"]) for r in rows),
-                "flawed": sum(r.get("flaw") is not None for r in rows),
-                "reached_reference": round(float(np.mean([r["state_hash_after"] == r["reference_hash"] for r in rows])),
-                                           4) if rows else None,
-                "delivered_pairs": f"{self.coverage.attrs['pairs_covered']}/{self.coverage.attrs['pairs_planned']}",
-                "delivered_fraction": round(float(self.coverage.attrs["fraction"]), 4),
-                "batches": int(self.history.sizes["batch"]) if self.history is not None else None,
-                "stopped": self.stopped,
-                "undeliverable_cells": int(self.history.undeliverable.values[-1]) if self.history is not None and self.history.sizes["batch"] else None,
-                "undelivered_pairs": len(self.undelivered_pairs()), **grade_summary(rows), "usage": usage_by_role(rows)}
-
     def __repr__(self): return "Simulation(" + ", ".join(f"{k}={v}" for k, v in self.summary().items()) + ")"
 
-    def undelivered_pairs(self) -> list[dict]:
-        "Every pair the plan owes that no row delivered, with the reasons of the undeliverable cells that hold it."
-        out = []
-        for a, va, b, vb in missing_pairs(self.coverage):
-            why = sorted({u["reason"] for u in self.undeliverable if u["cell"].get(a) == va and u["cell"].get(b) == vb})
-            out.append({"pair": {a: va, b: vb}, "reasons": why or ["no row holding it delivered its cell"]})
-        return out
+# %% ../nbs/13_simulate.ipynb #42137806
+@patch(as_prop=True)
+def rewards(self: Simulation) -> xr.Dataset | None:
+    "Reward tensor (situation, phrasing, sample) with axis values as coordinates; `None` until rows are graded."
+    return reward_tensor(self.rows, self.situations, self.options) if any(r.get("reward") is not None for r in self.rows) else None
+
+# %% ../nbs/13_simulate.ipynb #00197e62
+@patch
+def summary(self: Simulation) -> dict:
+    rows = self.rows
+    return {"run_id": self.run_id, "agent": self.spec.name, "policy_version": self.spec.policy_version,
+            "world": self.world, "cells": int(self.plan.sizes["cell"]), "situations": len(self.situations),
+            "rollouts": len(rows), "errors": sum(r["error"] is not None for r in rows),
+            "signatures": len({r["signature"] for r in rows}), "faults_fired": sum(len(r["faults"]) for r in rows),
+            "flawed": sum(r.get("flaw") is not None for r in rows),
+            "reached_reference": round(float(np.mean([r["state_hash_after"] == r["reference_hash"] for r in rows])),
+                                       4) if rows else None,
+            "delivered_pairs": f"{self.coverage.attrs['pairs_covered']}/{self.coverage.attrs['pairs_planned']}",
+            "delivered_fraction": round(float(self.coverage.attrs["fraction"]), 4),
+            "batches": int(self.history.sizes["batch"]) if self.history is not None else None,
+            "stopped": self.stopped,
+            "undeliverable_cells": int(self.history.undeliverable.values[-1]) if self.history is not None and self.history.sizes["batch"] else None,
+            "undelivered_pairs": len(self.undelivered_pairs()), **grade_summary(rows), "usage": usage_by_role(rows)}
+
+# %% ../nbs/13_simulate.ipynb #74a8b4f5
+@patch
+def undelivered_pairs(self: Simulation) -> list[dict]:
+    "Every pair the plan owes that no row delivered, with the reasons of the undeliverable cells that hold it."
+    out = []
+    for a, va, b, vb in missing_pairs(self.coverage):
+        why = sorted({u["reason"] for u in self.undeliverable if u["cell"].get(a) == va and u["cell"].get(b) == vb})
+        out.append({"pair": {a: va, b: vb}, "reasons": why or ["no row holding it delivered its cell"]})
+    return out
 
 # %% ../nbs/13_simulate.ipynb #1c268c5f
 def reward_tensor(rows,                 # graded rows

@@ -61,37 +61,41 @@ class Schema:
                 for p, s in t.params.items():
                     if p != r["id_param"] and not _id_entity(p): self.entities[r["entity"]].setdefault(p, s)
 
-    def _role(self, t: Tool) -> dict:
-        ids = [p for p in t.params if _id_entity(p) and p.endswith("_id")]
-        words = re.split(r"[_\W]+", t.name.lower())
-        named = [e for e in self.entities if e in words or e + "s" in words]
-        entity = _id_entity(ids[0]) if ids else (named[0] if named else None)
-        if entity and ids:   # prefer the id of the entity the tool is named after
-            for p in ids:
-                if _id_entity(p) in words: entity = _id_entity(p)
-        id_param = f"{entity}_id" if entity and f"{entity}_id" in t.params else None
-        kind = t.effect
-        identifies = any(p in ("email", "name", "first_name", "last_name", "zip", "phone") or "email" in p for p in t.required)
-        if kind == "read" and not id_param and self.owner and not entity and identifies and any(w in words for w in ("find", "lookup", "search", "identify")):
-            # find_customer(email), find_user_id_by_name_zip(...); not search_direct_flight(origin, ...)
-            entity = self.owner
-        # (a world with no owner has no lookups)
-        if kind == "read" and self.owner and entity == self.owner and not id_param and identifies: kind = "lookup"
-        child = next((_singular(w) for w in words if _singular(w) in self.entities and _singular(w) != entity), None)
-        needs = next((s for s in self.o.statuses if s in words), None)
-        if needs is None and entity:
-            m = re.search(rf"\b({'|'.join(self.o.statuses)})\s+{entity}", t.description.lower())
-            needs = m.group(1) if m else None
-        verb = words[0] if words else ""
-        sets = dict(self.o.status_after).get(verb)
-        return dict(kind=kind, entity=entity, id_param=id_param, child=child,
-                    needs_status=needs if kind == "write" else None, sets_status=sets)
+# %% ../nbs/04_world.ipynb #4b6e22f4
+@patch
+def _role(self: Schema, t: Tool) -> dict:
+    ids = [p for p in t.params if _id_entity(p) and p.endswith("_id")]
+    words = re.split(r"[_\W]+", t.name.lower())
+    named = [e for e in self.entities if e in words or e + "s" in words]
+    entity = _id_entity(ids[0]) if ids else (named[0] if named else None)
+    if entity and ids:   # prefer the id of the entity the tool is named after
+        for p in ids:
+            if _id_entity(p) in words: entity = _id_entity(p)
+    id_param = f"{entity}_id" if entity and f"{entity}_id" in t.params else None
+    kind = t.effect
+    identifies = any(p in ("email", "name", "first_name", "last_name", "zip", "phone") or "email" in p for p in t.required)
+    if kind == "read" and not id_param and self.owner and not entity and identifies and any(w in words for w in ("find", "lookup", "search", "identify")):
+        # find_customer(email), find_user_id_by_name_zip(...); not search_direct_flight(origin, ...)
+        entity = self.owner
+    # (a world with no owner has no lookups)
+    if kind == "read" and self.owner and entity == self.owner and not id_param and identifies: kind = "lookup"
+    child = next((_singular(w) for w in words if _singular(w) in self.entities and _singular(w) != entity), None)
+    needs = next((s for s in self.o.statuses if s in words), None)
+    if needs is None and entity:
+        m = re.search(rf"\b({'|'.join(self.o.statuses)})\s+{entity}", t.description.lower())
+        needs = m.group(1) if m else None
+    verb = words[0] if words else ""
+    sets = dict(self.o.status_after).get(verb)
+    return dict(kind=kind, entity=entity, id_param=id_param, child=child,
+                needs_status=needs if kind == "write" else None, sets_status=sets)
 
-    def entity_at_stake(self, tool: str) -> str | None:
-        """The entity a situation about `tool` turns on: the tool's own, or for a tool on the owner, the records it
-        lists."""
-        r = self.role.get(tool, {})
-        return r.get("entity") if r.get("entity") != self.owner else (r.get("child") or r.get("entity"))
+# %% ../nbs/04_world.ipynb #6670f326
+@patch
+def entity_at_stake(self: Schema, tool: str) -> str | None:
+    """The entity a situation about `tool` turns on: the tool's own, or for a tool on the owner, the records it
+    lists."""
+    r = self.role.get(tool, {})
+    return r.get("entity") if r.get("entity") != self.owner else (r.get("child") or r.get("entity"))
 
 # %% ../nbs/04_world.ipynb #7abf0702
 def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
@@ -238,53 +242,65 @@ class Sandbox:
         self._initial = {e: dict(r) for e, r in self.records.items()}
         self.hash_before = self.state_hash()
 
-    def _build(self) -> dict:
-        sch, o, recs = self.schema, self.options, {}
-        people = []
+# %% ../nbs/04_world.ipynb #2e3543a6
+@patch
+def _build(self: Sandbox) -> dict:
+    sch, o, recs = self.schema, self.options, {}
+    people = []
+    for i in range(o.records_per_entity):
+        r = rng_for(self.seed, "person", i)
+        people.append({"first": o.first_names[int(r.integers(len(o.first_names)))],
+                       "last": o.last_names[int(r.integers(len(o.last_names)))]})
+    order = sorted(sch.entities, key=lambda e: (e != sch.owner, e))
+    for e in order:
+        taken, recs[e] = set(sch.id_examples.get(e, [])), {}
         for i in range(o.records_per_entity):
-            r = rng_for(self.seed, "person", i)
-            people.append({"first": o.first_names[int(r.integers(len(o.first_names)))],
-                           "last": o.last_names[int(r.integers(len(o.last_names)))]})
-        order = sorted(sch.entities, key=lambda e: (e != sch.owner, e))
-        for e in order:
-            taken, recs[e] = set(sch.id_examples.get(e, [])), {}
-            for i in range(o.records_per_entity):
-                r = rng_for(self.seed, "record", e, i)
-                rid = _new_id(e, r, sch, o)
-                while rid in taken: rid = _new_id(e, r, sch, o)
-                taken.add(rid)
-                person = people[i]
-                rec = {f"{e}_id": rid}
-                for f, s in sorted(sch.entities[e].items()):
-                    rec[f] = _value(f, s, rng_for(self.seed, "field", e, i, f), o, person)
-                if e == sch.owner:
-                    rec.setdefault("name", f"{person['first']} {person['last']}")
-                    rec.setdefault("email", _value("email", {}, rng_for(self.seed, "field", e, i, "email"), o, person))
-                else:
-                    rec["status"] = o.statuses[int(r.integers(len(o.statuses)))]
-                    rec.setdefault("total", round(float(r.uniform(*o.amount_range)), 2))
-                    if sch.owner: rec[f"{sch.owner}_id"] = list(recs[sch.owner])[int(r.integers(len(recs[sch.owner])))]
-                recs[e][rid] = rec
-        return recs
+            r = rng_for(self.seed, "record", e, i)
+            rid = _new_id(e, r, sch, o)
+            while rid in taken: rid = _new_id(e, r, sch, o)
+            taken.add(rid)
+            person = people[i]
+            rec = {f"{e}_id": rid}
+            for f, s in sorted(sch.entities[e].items()):
+                rec[f] = _value(f, s, rng_for(self.seed, "field", e, i, f), o, person)
+            if e == sch.owner:
+                rec.setdefault("name", f"{person['first']} {person['last']}")
+                rec.setdefault("email", _value("email", {}, rng_for(self.seed, "field", e, i, "email"), o, person))
+            else:
+                rec["status"] = o.statuses[int(r.integers(len(o.statuses)))]
+                rec.setdefault("total", round(float(r.uniform(*o.amount_range)), 2))
+                if sch.owner: rec[f"{sch.owner}_id"] = list(recs[sch.owner])[int(r.integers(len(recs[sch.owner])))]
+            recs[e][rid] = rec
+    return recs
 
-    def state(self) -> dict:
-        "Records and the set of actions taken: an identical action repeated (a careful retry) is one action."
-        return {"records": self.records, "log": sorted({canonical_json(a) for a in self.log})}
-    def state_hash(self) -> str:
-        "SHA-256 of the state as canonical JSON (cached until the next write)."
-        if getattr(self, "_hkey", None) != self._state_key():
-            self._hkey, self._h = self._state_key(), stable_hash(self.state(), n=16)
-        return self._h
-    def _state_key(self) -> tuple:   # a write replaces a table's record or adds to the log: either changes this
-        return (id(self.records), tuple(id(r) for r in self.records.values()), len(self.log))
+# %% ../nbs/04_world.ipynb #c8902e18
+@patch
+def state(self: Sandbox) -> dict:
+    "Records and the set of actions taken: an identical action repeated (a careful retry) is one action."
+    return {"records": self.records, "log": sorted({canonical_json(a) for a in self.log})}
 
-    def fork(self) -> "Sandbox":
-        "A copy in the same state, with its own calls, events and log."
-        new = copy.copy(self)
-        new.records = {e: dict(r) for e, r in self.records.items()}
-        new.log, new.events, new.calls = list(self.log), [], {}
-        if getattr(self, "_hkey", None) == self._state_key(): new._hkey = new._state_key()   # same state: same hash
-        return new
+# %% ../nbs/04_world.ipynb #5132d459
+@patch
+def state_hash(self: Sandbox) -> str:
+    "SHA-256 of the state as canonical JSON (cached until the next write)."
+    if getattr(self, "_hkey", None) != self._state_key():
+        self._hkey, self._h = self._state_key(), stable_hash(self.state(), n=16)
+    return self._h
+
+# %% ../nbs/04_world.ipynb #f0a8cb7b
+@patch
+def _state_key(self: Sandbox) -> tuple:   # a write replaces a table's record or adds to the log: either changes this
+    return (id(self.records), tuple(id(r) for r in self.records.values()), len(self.log))
+
+# %% ../nbs/04_world.ipynb #bcee94d5
+@patch
+def fork(self: Sandbox) -> "Sandbox":
+    "A copy in the same state, with its own calls, events and log."
+    new = copy.copy(self)
+    new.records = {e: dict(r) for e, r in self.records.items()}
+    new.log, new.events, new.calls = list(self.log), [], {}
+    if getattr(self, "_hkey", None) == self._state_key(): new._hkey = new._state_key()   # same state: same hash
+    return new
 
 # %% ../nbs/04_world.ipynb #bff5257e
 _PY = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict}
