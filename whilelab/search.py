@@ -318,22 +318,26 @@ def _owed_for(self: Search, arm: str, n: int, taken: set, rng) -> list[dict]:
         self.flying |= self.pairs_owed(cell); out.append(cell)
     return out
 
-# %% ../nbs/03_search.ipynb #010d6aa3
-def step(self) -> dict | None:
-    "Play one batch; return its history record (None once stopped)."
-    from whilelab.grade import grade
-    if self.stopped: return None
+# %% ../nbs/03_search.ipynb #0729cdcf
+@patch
+def _allocate(self: Search) -> tuple | None:
+    "(why each arm can or cannot run, situations per arm, situations in all) for the next batch; None: stopped."
     why = self._available()
     can = {a: self.weights[a] for a in ARMS if why[a] is None and self.weights[a] > 0}
     if not can:
-        self.stopped = "no arm can run: " + "; ".join(f"{a}: {why[a] or 'weight 0'}" for a in ARMS)
-        self._show(); return None
+        self.stopped = "no arm can run: " + "; ".join(f"{a}: {why[a] or 'weight 0'}" for a in ARMS); return None
     n_sit = min(self.batch_situations, max(0, (self.budget - self.total) // self.per_situation))
     alloc = batch_counts(can, n_sit, self.floors, self.caps,
                          rng_for(self.options.seed, "allocate", self.batch).random())
     if n_sit and not sum(alloc.values()):
         self.stopped = f"no arm can run: only {sorted(can)} can, and their caps allow none of {n_sit} situations"
-        self._show(); return None
+        return None
+    return why, alloc, n_sit
+
+# %% ../nbs/03_search.ipynb #fbfdfc34
+@patch
+def _situations(self: Search, alloc: dict) -> list:
+    "The batch's situations: `alloc[arm]` cells of each arm, those that deliver a missing pair first."
     taken, picked, self.flying = set(), {}, set()
     for arm in sorted(ARMS, key=lambda a: a in GRID_ARMS):   # explorers first: the grid skips pairs they will deliver
         if alloc.get(arm): picked[arm] = self._cells_for(arm, alloc[arm], taken)
@@ -345,43 +349,83 @@ def step(self) -> dict | None:
         sits.append(situation_from_cell(c, self.spec, self.options.seed, arm=arm, variant=v, world=self.world,
                                         options=self.options.world))
         if opening: sits[-1].goal["opening"] = opening   # the writer's words become the person's first message
+    return sits
+
+# %% ../nbs/03_search.ipynb #e49f2cc2
+@patch
+def _play(self: Search, sits: list) -> list:
+    "The rows of `sits`, played (or read back from the store on a resume) and graded."
+    from whilelab.grade import grade
     ids = {s.id for s in sits}
-    new = [r for r in rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings, self.options.k_samples,
-                               self.options.seed, store=self.store, opts=self._left(), run_id=self.run_id,
-                               progress=self._bar(), executor=self.executor) if r["situation_id"] in ids]
-    new = grade(new, self.spec, self.judge, agent=self.agent, opts=self.options.grade)
-    arm_of = {s.id: s.arm for s in sits}
-    per_arm = collections.defaultdict(list)
+    rows = rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings, self.options.k_samples,
+                    self.options.seed, store=self.store, opts=self._left(), run_id=self.run_id,
+                    progress=self._bar(), executor=self.executor)
+    return grade([r for r in rows if r["situation_id"] in ids], self.spec, self.judge, agent=self.agent,
+                 opts=self.options.grade)
+
+# %% ../nbs/03_search.ipynb #986ce674
+@patch
+def _learn(self: Search, sits: list, new: list) -> tuple[dict, dict, set]:
+    "Take in a batch's rows: (the rows by arm, each arm's yield of new behaviour, the signatures never seen before)."
+    arm_of, per_arm = {s.id: s.arm for s in sits}, collections.defaultdict(list)
     for r in new: per_arm[arm_of[r["situation_id"]]].append(r)
-    yields, fresh_sigs = {}, set()
+    yields, fresh = {}, set()
     for arm, rs in per_arm.items():
-        novel = [r for r in rs if r["signature"] not in self.sigs or canonical_json(delivered_cell(r)) not in self.seen_cells]
+        novel = [r for r in rs
+                 if r["signature"] not in self.sigs or canonical_json(delivered_cell(r)) not in self.seen_cells]
         yields[arm] = len(novel) / len(rs)
-        fresh_sigs |= {r["signature"] for r in rs if r["signature"] not in self.sigs}
-    for r in new:
-        self.sigs[r["signature"]] += 1; self.by_signature[r["signature"]].append(r)
-        got = delivered_cell(r)
-        self.seen_cells.add(canonical_json(got))
-        if r["cell"] == got: self.deliveries[canonical_json(r["cell"])] += 1
-        else: self.misses[canonical_json(r["cell"])] = miss_reason(r)
-    before = dict(self.weights)
-    self.weights = update_weights(self.weights, yields, self)
+        fresh |= {r["signature"] for r in rs if r["signature"] not in self.sigs}
+    for r in new: self._count(r)
+    return per_arm, yields, fresh
+
+@patch
+def _count(self: Search, row: dict):
+    "Count one row's signature, and its cell as delivered or missed (and why)."
+    self.sigs[row["signature"]] += 1; self.by_signature[row["signature"]].append(row)
+    got = delivered_cell(row)
+    self.seen_cells.add(canonical_json(got))
+    if row["cell"] == got: self.deliveries[canonical_json(row["cell"])] += 1
+    else: self.misses[canonical_json(row["cell"])] = miss_reason(row)
+
+# %% ../nbs/03_search.ipynb #f7484f5e
+@patch
+def _record(self: Search, why: dict, alloc: dict, before: dict, per_arm: dict, yields: dict, fresh: set,
+            cov: xr.Dataset, played: int) -> dict:
+    "The batch's history record: rollouts, signatures, coverage, and each arm's weight, share, yield and note."
+    k, cells = self.options.k_samples, self.plan_cells
+    arms = {a: {"weight": before[a], "used": len(per_arm.get(a, [])) / max(1, played), "situations": alloc.get(a, 0),
+                "rollouts": len(per_arm.get(a, [])), "yield": yields.get(a, np.nan), "note": why[a] or ""} for a in ARMS}
+    return {"batch": self.batch, "rollouts": self.total, "new_signatures": len(fresh), "signatures": len(self.sigs),
+            "coverage": cov.attrs["fraction"],
+            "cells_delivered": sum(self.deliveries[canonical_json(c)] >= k for c in cells) / len(cells),
+            "undeliverable": len(self.undeliverable()), "arms": arms}
+
+@patch
+def _verdict(self: Search, new: list, n_sit: int) -> str | None:
+    "Why the search stops after this batch (a spend limit, saturation, the budget), or None."
+    if any([self.spend.add(r) for r in new]): return self.spend.why   # every row counted, then the verdict
+    if self.quiet >= self.patience and not self.undelivered(): return "saturated"
+    if self.total + self.per_situation > self.budget or n_sit == 0: return "budget"
+    return None
+
+# %% ../nbs/03_search.ipynb #010d6aa3
+def step(self) -> dict | None:
+    "Play one batch; return its history record (None once stopped)."
+    if self.stopped: return None
+    allocated = self._allocate()
+    if allocated is None: self._show(); return None
+    why, alloc, n_sit = allocated
+    sits = self._situations(alloc)
+    new = self._play(sits)
+    per_arm, yields, fresh = self._learn(sits, new)
+    before, self.weights = dict(self.weights), update_weights(self.weights, yields, self)
     self.rows += new; self.situations += sits; self.failures += [r for r in new if failed(r)]
-    self.quiet = 0 if fresh_sigs else self.quiet + 1
+    self.quiet = 0 if fresh else self.quiet + 1
     cov = coverage([json.loads(c) for c in sorted(self.seen_cells)], self.plan)   # which pairs, not how often
     self._replan(cov, [s.cell for s in sits if s.arm in GRID_ARMS])
-    rec = {"batch": self.batch, "rollouts": self.total, "new_signatures": len(fresh_sigs), "signatures": len(self.sigs),
-           "coverage": cov.attrs["fraction"],
-           "cells_delivered": sum(self.deliveries[canonical_json(c)] >= self.options.k_samples for c in self.plan_cells)
-                              / len(self.plan_cells),
-           "undeliverable": len(self.undeliverable()),
-           "arms": {a: {"weight": before[a], "used": len(per_arm.get(a, [])) / max(1, len(new)), "situations": alloc.get(a, 0),
-                        "rollouts": len(per_arm.get(a, [])),
-                        "yield": yields.get(a, np.nan), "note": why[a] or ""} for a in ARMS}}
+    rec = self._record(why, alloc, before, per_arm, yields, fresh, cov, len(new))
     self.history.append(rec); self.batch += 1
-    if any([self.spend.add(r) for r in new]): self.stopped = self.spend.why   # every row counted, then the verdict
-    elif self.quiet >= self.patience and not self.undelivered(): self.stopped = "saturated"
-    elif self.total + self.per_situation > self.budget or n_sit == 0: self.stopped = "budget"
+    self.stopped = self._verdict(new, n_sit)
     self._show(rec)
     return rec
 
