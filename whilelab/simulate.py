@@ -121,6 +121,41 @@ def row_options(opts: SimOptions) -> dict:
     if opts.world == WorldOptions(): del d["world"]   # the default world keeps the ids (and the resumes) of older runs
     return d
 
+# %% ../nbs/13_simulate.ipynb #2829d9ad
+def _spec_of(tools, policy, world) -> AgentSpec:
+    "The agent's spec: the example's when neither tools nor policy is given; a world's own tools when it says them."
+    if tools is None and world is not None: tools = getattr(world, "tools", None)   # an MCP server says its own tools
+    if tools is None and policy is None: return shopfront()
+    if tools is None or policy is None:
+        raise ValueError("give both tools and policy (or neither, for the built-in example). Fix: simulate(agent, "
+                         "tools, policy)")
+    return AgentSpec("agent", tools, policy)
+
+# %% ../nbs/13_simulate.ipynb #5063b9ee
+def _run_id(spec: AgentSpec, axes: Axes, opts: SimOptions, agent, user, world) -> str:
+    "A hash of everything that can change the rows: a rerun resumes only the same run."
+    name = lambda x: getattr(x, "name", type(x).__name__)
+    return "r" + stable_hash(spec.policy_version, axes.levels, axes.constraints, row_options(opts), name(agent),
+                             getattr(agent, "sampling", {}), name(user), *([name(world)] if world is not None else []),
+                             n=10)
+
+# %% ../nbs/13_simulate.ipynb #6b0b5d47
+def _search(spec, agent, user, axes, plan, opts, store, run_id, **kw) -> tuple:
+    "(rows, situations, history, why it stopped, undeliverable cells) of the five-arm search."
+    from whilelab.search import Search
+    s = Search(spec, agent, user, axes, plan, opts, store=store, run_id=run_id, **kw)
+    s.run()
+    return sorted(s.rows, key=row_key), s.situations, s.history_dataset(), s.stopped, s.why_undeliverable()
+
+def _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress, executor, world) -> tuple:
+    "The same for the plan played once, then graded."
+    from whilelab.grade import grade
+    situations = [situation_from_cell(c, spec, seed=opts.seed, world=world, options=opts.world)
+                  for c in plan_cells(plan)]
+    rows = rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples,
+                    seed=opts.seed, store=store, opts=opts.rollout, run_id=run_id, progress=progress, executor=executor)
+    return grade(rows, spec, judge, agent=agent, opts=opts.grade), situations, None, rows.stopped or "plan played", []
+
 # %% ../nbs/13_simulate.ipynb #c5cb0701
 def simulate(agent=None,                      # the agent under test (default: the offline `ScriptedAgent`)
              tools=None,                      # its tools, any format (default: the built-in example's)
@@ -138,51 +173,29 @@ def simulate(agent=None,                      # the agent under test (default: t
             ) -> Simulation:
     """Axes -> covering plan -> five-arm search (or the plan once) -> graded rollouts. Defaults: the example agent,
     offline stand-ins."""
-    from whilelab.grade import grade, check_judge_family
+    from whilelab.grade import check_judge_family
     opts = options or SimOptions()
     if not isinstance(opts, SimOptions):
         raise TypeError(f"options must be a SimOptions, got {type(opts).__name__}. Fix: SimOptions(k_samples=4, ...)")
     if world is not None and executor is not None:
         raise ValueError("a world you bring answers in this process. "
                          "Fix: drop executor=, or world= to play on the cluster")
-    if tools is None and world is not None: tools = getattr(world, "tools", None)   # an MCP server says its own tools
-    if tools is None and policy is None: spec = shopfront()
-    elif tools is None or policy is None:
-        raise ValueError("give both tools and policy (or neither, for the built-in example). Fix: simulate(agent, "
-                         "tools, policy)")
-    else: spec = AgentSpec("agent", tools, policy)
+    spec = _spec_of(tools, policy, world)
     agent = ScriptedAgent(flaw_rate=opts.rollout.flaw_rate) if agent is None else agent
     user = TemplateUser(opts.rollout) if user is None else user
-    # refused before anything is played
-    if judge is not None: check_judge_family(judge, [getattr(agent, "family", "") or ""], opts.grade)
+    if judge is not None: check_judge_family(judge, [getattr(agent, "family", "") or ""], opts.grade)   # before play
     axes = axes or default_axes(spec.tools, spec.policy)
     plan = covering_array(axes, strength=opts.strength, seed=opts.seed)
-    run_id = "r" + stable_hash(spec.policy_version, axes.levels, axes.constraints, row_options(opts),
-                               getattr(agent, "name", type(agent).__name__), getattr(agent, "sampling", {}),
-                               getattr(user, "name", type(user).__name__),
-                               *([getattr(world, "name", type(world).__name__)] if world is not None else []), n=10)
-    store = None
-    if out is not None:
-        Path(out).mkdir(parents=True, exist_ok=True)
-        store = RowStore(Path(out) / "rows.jsonl", run_id, opts.rollout)
+    run_id = _run_id(spec, axes, opts, agent, user, world)
+    store = RowStore(Path(out) / "rows.jsonl", run_id, opts.rollout) if out is not None else None
     try:
-        if opts.search is not None:
-            from whilelab.search import Search
-            s = Search(spec, agent, user, axes, plan, opts, judge=judge, writer=writer, store=store, run_id=run_id,
-                       progress=progress, executor=executor, world=world)
-            s.run()
-            rows, situations, history, stopped = sorted(s.rows, key=row_key), s.situations, s.history_dataset(), s.stopped
-            undeliverable = s.why_undeliverable()
-        else:
-            situations = [situation_from_cell(c, spec, seed=opts.seed, world=world, options=opts.world)
-                          for c in plan_cells(plan)]
-            rows = rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples,
-                            seed=opts.seed, store=store, opts=opts.rollout, run_id=run_id, progress=progress,
-                            executor=executor)
-            history, stopped, undeliverable = None, rows.stopped or "plan played", []
-            rows = grade(rows, spec, judge, agent=agent, opts=opts.grade)
+        if opts.search is None: played = _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress,
+                                                    executor, world)
+        else: played = _search(spec, agent, user, axes, plan, opts, store, run_id, judge=judge, writer=writer,
+                               progress=progress, executor=executor, world=world)
     finally:
         if store is not None: store.close()
+    rows, situations, history, stopped, undeliverable = played
     cov = coverage([delivered_cell(r) for r in rows], plan)   # pairs the plan proved impossible are not owed
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
                      getattr(world, "name", type(world).__name__) if world is not None else "sandbox")
