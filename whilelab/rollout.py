@@ -544,6 +544,38 @@ class Spend:
         guess = f", ~${self.usd / self.rows * left:.4f} to finish" if known else ""
         return f"{self} spent{guess}"
 
+# %% ../nbs/05_rollout.ipynb #0c75ff33
+def _check_counts(n_phrasings, k_samples, opts: RolloutOptions, keep: bool, store):
+    "Refuse counts that are not positive integers, and `keep=False` with no store to stream to."
+    for name, v in (("n_phrasings", n_phrasings), ("k_samples", k_samples), ("concurrency", opts.concurrency)):
+        if not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}. Fix: e.g. {name}=1")
+    if not keep and store is None:
+        raise ValueError("keep=False needs a store to stream the rows to. Fix: pass store='rows.jsonl'")
+
+def _progress_bar(progress, total: int, executor) -> tuple:
+    "(the bar rows are counted on, whether it is ours to close): a caller's bar (a search's) is counted on only."
+    if hasattr(progress, "update"): return progress, False
+    if not progress: return None, True
+    from tqdm.auto import tqdm
+    return tqdm(total=total, desc=f"rollouts ({executor.name})", unit="rollout", mininterval=0.5), True
+
+# %% ../nbs/05_rollout.ipynb #b04b64b0
+async def _take(stream, st, keep: bool, spend: Spend, bar, own_bar: bool) -> list:
+    "The rows of `stream`, each stored once (a retried remote task may send one twice), until a spend limit."
+    rows, seen = [], set()
+    async for row in stream:
+        if st is not None: new = st.add(row)
+        else: key = row.key if isinstance(row, Encoded) else row_key(row); new = key not in seen; seen.add(key)
+        if not new: continue
+        plain = row.row() if isinstance(row, Encoded) else row
+        if keep: rows.append(plain)
+        stop = spend.add(plain)
+        if bar is not None: bar.update(1)
+        if bar is not None and own_bar: bar.set_postfix_str(spend.to_finish(bar.total - bar.n), refresh=False)
+        if stop: break      # leaving the stream cancels the rollouts in flight; every finished row is kept
+    return rows
+
 # %% ../nbs/05_rollout.ipynb #7f2fc6c5
 async def arun(situations,                    # what to play (`situation_from_cell`)
                spec: AgentSpec,               # the agent: its tools and policy
@@ -561,46 +593,25 @@ async def arun(situations,                    # what to play (`situation_from_ce
               ) -> list[dict] | StoredRows:
     "Play `situations` x `n_phrasings` x `k_samples`; rows stream to `store` and come back sorted by key."
     opts = opts or RolloutOptions()
-    for name, v in (("n_phrasings", n_phrasings), ("k_samples", k_samples), ("concurrency", opts.concurrency)):
-        if not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}. Fix: e.g. {name}=1")
-    if not keep and store is None:
-        raise ValueError("keep=False needs a store to stream the rows to. Fix: pass store='rows.jsonl'")
+    _check_counts(n_phrasings, k_samples, opts, keep, store)
     agent, user, executor = as_agent(agent), as_user(user), executor or LocalExecutor()
     own = not isinstance(store, RowStore)
     st = store if not own else (RowStore(store, run_id, opts) if store is not None else None)
     wanted = [(s, p, k) for s in situations for p in range(n_phrasings) for k in range(k_samples)]
     todo = [w for w in wanted if st is None or (w[0].id, w[1], w[2]) not in st]
-    resumed = len(todo) < len(wanted)      # some requested rows were stored before this call
-    rows, seen, spend = [], set(), Spend(opts)
-    own_bar = not hasattr(progress, "update")          # a caller's bar (a search's, for the run) is counted, not closed
-
-    bar = progress if not own_bar else None
-    if own_bar and progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=len(todo), desc=f"rollouts ({executor.name})", unit="rollout", mininterval=0.5)
+    spend, (bar, own_bar) = Spend(opts), _progress_bar(progress, len(todo), executor)
     try:
         async with contextlib.aclosing(executor.stream(todo, spec, agent, user, seed, opts, run_id)) as stream:
-            async for row in stream:
-                if st is not None: new = st.add(row)
-                else: key = row.key if isinstance(row, Encoded) else row_key(row); new = key not in seen; seen.add(key)
-                if not new: continue       # a retried remote task may send a row twice: it is kept once
-                plain = row.row() if isinstance(row, Encoded) else row
-                if keep: rows.append(plain)
-                stop = spend.add(plain)
-                if bar is not None: bar.update(1)
-                if bar is not None and own_bar: bar.set_postfix_str(spend.to_finish(bar.total - bar.n), refresh=False)
-                # leaving the stream cancels the rollouts in flight; every finished row is kept
-                if stop: break
+            rows = await _take(stream, st, keep, spend, bar, own_bar)
     finally:
         if bar is not None and own_bar: bar.close()
         if st is not None:
             st.flush()
             if own: st.close()
     if spend.why: warnings.warn(f"rollouts stopped early: {spend.why}; finished rows are kept", stacklevel=2)
-    if not keep: return _stopped(StoredRows(st.path, {s.id for s in situations}, len(wanted)), spend)
-    if resumed:   # rows from before this call live only in the file: read it (the requested situations' rows)
-        return _stopped(Played(StoredRows(st.path, {s.id for s in situations}, len(wanted)).sorted()), spend)
+    stored = lambda: StoredRows(st.path, {s.id for s in situations}, len(wanted))
+    if not keep: return _stopped(stored(), spend)
+    if len(todo) < len(wanted): return _stopped(Played(stored().sorted()), spend)   # earlier rows are in the file only
     return _stopped(Played(sorted(rows, key=row_key)), spend)
 
 # %% ../nbs/05_rollout.ipynb #179a0b07
