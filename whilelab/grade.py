@@ -505,6 +505,48 @@ def gold_from_flaws(row) -> str:
     "Gold label of an offline stand-in rollout: it fails exactly when the stand-in spoiled it on purpose."
     return "fail" if row.get("flaw") else "pass"
 
+# %% ../nbs/06_grade.ipynb #b4655d1e
+def _labels_as_graded(judge, rows, spec, grade_opts) -> tuple[list, dict]:
+    "Each row's label as `grade` gives it (a row breaking a hard rule is 'fail', unjudged), and the floored rows by rule."
+    from whilelab.rollout import row_key
+    floors = hard_floors(rows, spec, grade_opts)
+    judged = iter(judge_all(judge, [r for r, f in zip(rows, floors) if not f]))
+    labels, floored = ["fail" if f else next(judged).label for f in floors], {}
+    for r, f in zip(rows, floors):
+        for rule in f: floored.setdefault(rule, []).append(row_key(r))
+    return labels, floored
+
+# %% ../nbs/06_grade.ipynb #61a13b4d
+def _half_agreement(h: int, gold, labels, sit, opts: TrustOptions, seed: int) -> tuple[dict, list]:
+    "Agreement and kappa of one half (situation-clustered intervals, kappa bootstrapped by situation), and its failures."
+    from whilelab.stats import cohens_kappa, clustered_wilson   # scipy.stats is heavy: loaded only to score a judge
+    agree = clustered_wilson(gold == labels, sit)   # rows of one situation agree together: n shrinks by the design effect
+    k = cohens_kappa(gold, labels)
+    usit = np.unique(sit); pos = {s: i for i, s in enumerate(usit)}
+    grp, rng, boots = np.array([pos[s] for s in sit]), np.random.default_rng(seed + h), []
+    for _ in range(opts.resamples // 10):
+        sel = np.concatenate([np.flatnonzero(grp == p) for p in rng.integers(0, len(usit), len(usit))])
+        boots.append(cohens_kappa(gold[sel], labels[sel]).kappa)
+    kb = np.nanquantile(boots, [0.025, 0.975]) if np.isfinite(boots).any() else [np.nan, np.nan]
+    failures = [f"half {h}: kappa {k.kappa:.2f} < {opts.min_kappa}"] if not (k.kappa >= opts.min_kappa) else []
+    if agree.low < opts.min_agreement_low:
+        failures.append(f"half {h}: agreement lower bound {agree.low:.2f} < {opts.min_agreement_low}")
+    return {"half": h, "n": len(gold), "agreement": agree, "kappa": k, "kappa_boot": (float(kb[0]), float(kb[1]))}, failures
+
+# %% ../nbs/06_grade.ipynb #914d2177
+def _length_flip(judge, rows, labels, opts: TrustOptions) -> float:
+    "The share of grades that change when the final reply is padded with neutral words."
+    sub = rows[: opts.perturb_rows]
+    padded = [l.label for l in judge_all(judge, [_with_final(r, _final_text(r) + NEUTRAL_PAD) for r in sub])]
+    return float(np.mean([x != y for x, y in zip(labels[: len(sub)], padded)]))
+
+def _probe_catch(judge, rows, gold: dict, seed: int) -> dict:
+    "Each kind of probe (a planted failure) -> the share of its probes the judge fails."
+    pr = probes(rows, gold, np.random.default_rng(seed))
+    caught = {}
+    for (kind, _), l in zip(pr, judge_all(judge, [p for _, p in pr])): caught.setdefault(kind, []).append(l.label == "fail")
+    return {k: float(np.mean(v)) for k, v in caught.items()}
+
 # %% ../nbs/06_grade.ipynb #9dd7e33c
 def judge_trust(judge,                        # a judge, or a function of a row
                 rows,                         # rollouts to judge
@@ -518,70 +560,37 @@ def judge_trust(judge,                        # a judge, or a function of a row
                ) -> Trust:
     "Score `judge` against `gold` labels (dict, list, or function of a row) and decide whether to trust it."
     from whilelab.rollout import row_key
-    # scipy.stats is heavy: loaded only when a judge is scored
-    from whilelab.stats import cohens_kappa, clustered_wilson
     opts, judge, grade_opts = opts or TrustOptions(), as_judge(judge), grade_opts or GradeOptions()
     check_judge_family(judge, agent_families(agent, rows), grade_opts)
     g = _gold_dict(rows, gold)
     rows = [r for r in rows if row_key(r) in g]
     if len(rows) < 20:
         raise ValueError(f"only {len(rows)} rows have gold labels. Fix: label at least 20 (100+ for tight intervals)")
-    floors = hard_floors(rows, spec, grade_opts)
-    judged = iter(judge_all(judge, [r for r, f in zip(rows, floors) if not f]))
-    labels = ["fail" if f else next(judged).label for f in floors]
-    unlabelled = sum(l is None for l in labels)
-    floored = {}
-    for r, f in zip(rows, floors):
-        for rule in f: floored.setdefault(rule, []).append(row_key(r))
-    gl = [g[row_key(r)] for r in rows]
-    reasons, halves, ok = [], [], True
+    labels, floored = _labels_as_graded(judge, rows, spec, grade_opts)
+    gl, halves, reasons = [g[row_key(r)] for r in rows], [], []
     half = np.array([int(stable_hash(r["situation_id"], n=8), 16) % 2 for r in rows])
     sit = np.array([r["situation_id"] for r in rows])
     for h in (0, 1):
         idx = np.flatnonzero(half == h)
-        a, b = np.array(gl)[idx], np.array(labels)[idx]
-        # rows of one situation agree together: n shrinks by the design effect
-        agree = clustered_wilson(a == b, sit[idx])
-        k = cohens_kappa(a, b)
-        usit = np.unique(sit[idx]); pos = {s: i for i, s in enumerate(usit)}
-        grp = np.array([pos[s] for s in sit[idx]])
-        rng = np.random.default_rng(seed + h)
-        boots = []
-        for _ in range(opts.resamples // 10):
-            pick = rng.integers(0, len(usit), len(usit))
-            sel = np.concatenate([np.flatnonzero(grp == p) for p in pick])
-            boots.append(cohens_kappa(a[sel], b[sel]).kappa)
-        kb = np.nanquantile(boots, [0.025, 0.975]) if np.isfinite(boots).any() else [np.nan, np.nan]
-        halves.append({"half": h, "n": len(idx), "agreement": agree, "kappa": k,
-                       "kappa_boot": (float(kb[0]), float(kb[1]))})
-        if not (k.kappa >= opts.min_kappa):
-            ok = False; reasons.append(f"half {h}: kappa {k.kappa:.2f} < {opts.min_kappa}")
-        if agree.low < opts.min_agreement_low:
-            ok = False; reasons.append(f"half {h}: agreement lower bound {agree.low:.2f} < {opts.min_agreement_low}")
-    sub = rows[: opts.perturb_rows]
-    padded = [l.label for l in judge_all(judge, [_with_final(r, _final_text(r) + NEUTRAL_PAD) for r in sub])]
-    flip = float(np.mean([x != y for x, y in zip(labels[: len(sub)], padded)]))
-    if flip > opts.max_length_flip:
-        ok = False; reasons.append(f"padding the reply changed {flip:.0%} of grades (> {opts.max_length_flip:.0%})")
-    pr = probes(rows, g, np.random.default_rng(seed))
-    plabels = [l.label for l in judge_all(judge, [p for _, p in pr])]
-    catch = {}
-    for (kind, _), l in zip(pr, plabels): catch.setdefault(kind, []).append(l == "fail")
-    catch = {k: float(np.mean(v)) for k, v in catch.items()}
-    for k, v in catch.items():
-        if v < opts.min_probe_catch:
-            ok = False; reasons.append(f"probe {k}: failed only {v:.0%} (< {opts.min_probe_catch:.0%})")
+        rec, failures = _half_agreement(h, np.array(gl)[idx], np.array(labels)[idx], sit[idx], opts, seed)
+        halves.append(rec); reasons += failures
+    flip = _length_flip(judge, rows, labels, opts)
+    if flip > opts.max_length_flip: reasons.append(f"padding the reply changed {flip:.0%} of grades (> {opts.max_length_flip:.0%})")
+    catch = _probe_catch(judge, rows, g, seed)
+    reasons += [f"probe {k}: failed only {v:.0%} (< {opts.min_probe_catch:.0%})" for k, v in catch.items()
+                if v < opts.min_probe_catch]
+    ok = not reasons
     gp, jp = np.array(gl) == "pass", np.array(labels) == "pass"
     sens = float(jp[gp].mean()) if gp.any() else np.nan
     spec_ = float((~jp[~gp]).mean()) if (~gp).any() else np.nan
-    # calibrate on one half, correct the other
-    if target is None: cal, tj, tsit = (half == 0), jp[half == 1], sit[half == 1]
+    if target is None: cal, tj, tsit = (half == 0), jp[half == 1], sit[half == 1]   # calibrate on one half, correct the other
     else:
         target = list(target)
         cal, tsit = np.ones(len(rows), bool), np.array([r["situation_id"] for r in target])
         tj = np.array([l.label == "pass" for l in judge_all(judge, target)])
     corr, note = _corrected(gp[cal], jp[cal], sit[cal], tj, tsit, opts.resamples, seed, opts.min_informedness)
     if not ok: corr, note = None, "no corrected pass rate: the judge is not trusted"
+    unlabelled = sum(l is None for l in labels)
     if unlabelled: reasons.append(f"the judge gave no label for {unlabelled} rows (counted as disagreements)")
     if ok:
         reasons.append(f"kappa {min(h['kappa'].kappa for h in halves):.2f}+ on both halves, padding moved "
