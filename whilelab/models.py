@@ -167,80 +167,121 @@ def said_value(text: str, param: str, s: dict):
     return _coerce(v, s)
 
 # %% ../nbs/12_models.ipynb #cfd308e9
-def _decide(self, messages, ctx, flaw) -> dict:
-    schema, users = ctx.schema, [m["content"] for m in messages if m["role"] == "user"]
-    text, hist, ncall = " ".join(users), _history(messages, ctx.cache), sum(len(m.get("tool_calls") or []) for m in messages) + 1
-    owner = schema.owner
-    target = self.target(users[0], schema)
-    if flaw == "wrong_tool":
-        others = [n for n in schema.tools if n != target and schema.role[n]["kind"] == schema.role[target]["kind"]] or [n for n in schema.tools if n != target]
-        if others:
-            target = others[int(rng_for(ctx.seed, "wrong", *ctx.key).integers(len(others)))]; ctx.cache["flaw_used"] = True
-    emails = EMAIL_RE.findall(text)
-    verified = None
-    lookups, by_email = _lookups(schema)
-    # the person gave name and zip instead of an email
-    by_other = next((n for n in lookups if n != by_email
-                     and all(said_value(text, p, schema.tools[n].params[p]) is not None for p in schema.tools[n].required)), None)
-    lookup = by_email if emails or not by_other else by_other
-    if lookup and target != lookup:
-        if lookup == by_email and not emails:
-            return assistant_msg("Before I can help, I need to verify your account. What is the email address on it?")
-        lt = schema.tools[lookup]
-        largs = {p: emails[-1] if lookup == by_email else said_value(text, p, lt.params[p]) for p in lt.required}
-        state, res = _need(hist, lookup, largs)
-        if state == "call": return _call(lookup, largs, ncall)
-        if state == "failed":
-            return self._final(f"I could not verify your account ({_err(res)}). Could you check the email address?",
-                               flaw, res, ctx)
-        verified = res.get(f"{owner}_id")
-    t, role = schema.tools[target], schema.role[target]
-    args = {}
-    for p in t.required:
-        s, ent = t.params[p], _id_entity(p)
-        if ent:
-            if ent == owner and verified: val = verified
-            else:
-                ids = [i for i in ids_in(text, ent, schema) if i != verified]
-                val = ids[-1] if ids else None
-            if flaw == "invents_id":
-                val = f"#W{int(rng_for(ctx.seed, 'invent', *ctx.key).integers(1000, 9999))}"; ctx.cache["flaw_used"] = True
-            if flaw == "echoes_schema": val = p; ctx.cache["flaw_used"] = True
-            if val is None: return assistant_msg(f"Could you tell me the {ent.replace('_', ' ')} id?")
-            if (s.get("items", {}) if s.get("type") == "array" else s).get("type") == "integer" and str(val).isdigit():
-                val = int(val)
-            args[p] = [val] if s.get("type") == "array" else val
-        elif "enum" in s:
-            args[p] = next((v for v in s["enum"] if str(v).lower() in text.lower()), s["enum"][0])
-        elif "email" in p and s.get("type", "string") == "string" and emails: args[p] = emails[-1]
-        elif "address" in p and s.get("type", "string") == "string":
-            m = re.search(rf"{re.escape(p.replace('_', ' '))} is (.+?)\.(?:\s|$)", text)
-            if not m: return assistant_msg("What is the new address?")
-            args[p] = m.group(1)
-        elif s.get("type") in ("number", "integer"):
-            val = said_value(text, p, s)
-            m = re.search(r"\$(\d+(?:\.\d+)?)", text) if val is None else None
-            if val is None and not m: return assistant_msg(f"What {p.replace('_', ' ')} should I use?")
-            args[p] = val if val is not None else _coerce(m.group(1), s)
-        else:
-            val = said_value(text, p, s)
-            if val is None: return assistant_msg(f"What should the {p.replace('_', ' ')} be?")
-            args[p] = val
+@patch
+def _decide(self: ScriptedAgent, messages, ctx, flaw) -> dict:
+    "The next message: verify the person, gather the arguments, confirm a write, call, then report what came back."
+    users = [m["content"] for m in messages if m["role"] == "user"]
+    text, hist = " ".join(users), _history(messages, ctx.cache)
+    ncall = sum(len(m.get("tool_calls") or []) for m in messages) + 1
+    target = self._tool_for(users[0], ctx, flaw)
+    reply, verified = self._verify(text, hist, ncall, target, ctx, flaw)
+    if reply is not None: return reply
+    reply, args = self._arguments(ctx.schema.tools[target], text, verified, ctx, flaw)
+    if reply is not None: return reply
     state, res = _need(hist, target, args)
-    if state == "call":
-        if role["kind"] == "write":
-            last_a = next((m["content"] for m in reversed(messages) if m["role"] == "assistant" and m.get("content")),
-                          "")
-            if not (CONFIRM_RE.match(users[-1]) and "(yes/no)" in last_a):
-                if flaw == "skips_confirmation": ctx.cache["flaw_used"] = True
-                else:
-                    shown = ", ".join(f"{k}={v}" for k, v in args.items())
-                    return assistant_msg(f"To confirm: I will run {target.replace('_', ' ')} with {shown}. Shall I "
-                                         "proceed? (yes/no)")
-        return _call(target, args, ncall)
+    if state == "call": return self._confirmed_call(target, args, messages, users, ncall, ctx, flaw)
+    return self._report(target, state, res, ctx, flaw)
+
+# %% ../nbs/12_models.ipynb #97e6e9a0
+@patch
+def _tool_for(self: ScriptedAgent, opening: str, ctx, flaw) -> str:
+    "The tool the person asked for; with the wrong_tool flaw, another of its kind."
+    schema, target = ctx.schema, self.target(opening, ctx.schema)
+    if flaw != "wrong_tool": return target
+    kind = schema.role[target]["kind"]
+    others = [n for n in schema.tools if n != target and schema.role[n]["kind"] == kind] or \
+             [n for n in schema.tools if n != target]
+    if not others: return target
+    ctx.cache["flaw_used"] = True
+    return others[int(rng_for(ctx.seed, "wrong", *ctx.key).integers(len(others)))]
+
+# %% ../nbs/12_models.ipynb #d86c2e9f
+@patch
+def _verify(self: ScriptedAgent, text: str, hist, ncall: int, target: str, ctx, flaw) -> tuple:
+    "(the lookup call or a question to send first, or None; the person's verified id, or None)."
+    schema, emails = ctx.schema, EMAIL_RE.findall(text)
+    lookups, by_email = _lookups(schema)
+    by_other = next((n for n in lookups if n != by_email     # the person gave name and zip instead of an email
+                     and all(said_value(text, p, schema.tools[n].params[p]) is not None
+                             for p in schema.tools[n].required)), None)
+    lookup = by_email if emails or not by_other else by_other
+    if not lookup or target == lookup: return None, None
+    if lookup == by_email and not emails:
+        return assistant_msg("Before I can help, I need to verify your account. What is the email address on it?"), None
+    lt = schema.tools[lookup]
+    largs = {p: emails[-1] if lookup == by_email else said_value(text, p, lt.params[p]) for p in lt.required}
+    state, res = _need(hist, lookup, largs)
+    if state == "call": return _call(lookup, largs, ncall), None
+    if state == "failed":
+        return self._final(f"I could not verify your account ({_err(res)}). Could you check the email address?",
+                           flaw, res, ctx), None
+    return None, res.get(f"{schema.owner}_id")
+
+# %% ../nbs/12_models.ipynb #ea01cab1
+@patch
+def _arguments(self: ScriptedAgent, t: Tool, text: str, verified, ctx, flaw) -> tuple:
+    "(a question for the first argument not yet given, or None; the arguments of `t` from what the person said)."
+    args, emails = {}, EMAIL_RE.findall(text)
+    for p in t.required:
+        reply, args[p] = self._argument(p, t.params[p], text, emails, verified, ctx, flaw)
+        if reply is not None: return reply, args
+    return None, args
+
+@patch
+def _argument(self: ScriptedAgent, p: str, s: dict, text: str, emails: list, verified, ctx, flaw) -> tuple:
+    "(a question, or None; parameter `p`'s value, from schema `s` and what the person said)."
+    ent = _id_entity(p)
+    if ent: return self._id_argument(p, s, ent, text, verified, ctx, flaw)
+    if "enum" in s: return None, next((v for v in s["enum"] if str(v).lower() in text.lower()), s["enum"][0])
+    if "email" in p and s.get("type", "string") == "string" and emails: return None, emails[-1]
+    if "address" in p and s.get("type", "string") == "string":
+        m = re.search(rf"{re.escape(p.replace('_', ' '))} is (.+?)\.(?:\s|$)", text)
+        return (None, m.group(1)) if m else (assistant_msg("What is the new address?"), None)
+    val = said_value(text, p, s)
+    if s.get("type") in ("number", "integer"):
+        m = re.search(r"\$(\d+(?:\.\d+)?)", text) if val is None else None
+        if val is None and not m: return assistant_msg(f"What {p.replace('_', ' ')} should I use?"), None
+        return None, val if val is not None else _coerce(m.group(1), s)
+    if val is None: return assistant_msg(f"What should the {p.replace('_', ' ')} be?"), None
+    return None, val
+
+# %% ../nbs/12_models.ipynb #f0eaa4ec
+@patch
+def _id_argument(self: ScriptedAgent, p: str, s: dict, ent: str, text: str, verified, ctx, flaw) -> tuple:
+    "(a question, or None; the id for `p`: the verified person's own, else the last one said, or the flaw's)."
+    if ent == ctx.schema.owner and verified: val = verified
+    else:
+        ids = [i for i in ids_in(text, ent, ctx.schema) if i != verified]
+        val = ids[-1] if ids else None
+    if flaw == "invents_id":
+        val = f"#W{int(rng_for(ctx.seed, 'invent', *ctx.key).integers(1000, 9999))}"; ctx.cache["flaw_used"] = True
+    if flaw == "echoes_schema": val = p; ctx.cache["flaw_used"] = True
+    if val is None: return assistant_msg(f"Could you tell me the {ent.replace('_', ' ')} id?"), None
+    if (s.get("items", {}) if s.get("type") == "array" else s).get("type") == "integer" and str(val).isdigit():
+        val = int(val)
+    return None, [val] if s.get("type") == "array" else val
+
+# %% ../nbs/12_models.ipynb #05ad331c
+@patch
+def _confirmed_call(self: ScriptedAgent, target: str, args: dict, messages, users, ncall: int, ctx, flaw) -> dict:
+    "The call of `target`; a write first asks the person to confirm, unless they just did (or the flaw skips it)."
+    if ctx.schema.role[target]["kind"] == "write":
+        last_a = next((m["content"] for m in reversed(messages) if m["role"] == "assistant" and m.get("content")), "")
+        if not (CONFIRM_RE.match(users[-1]) and "(yes/no)" in last_a):
+            if flaw == "skips_confirmation": ctx.cache["flaw_used"] = True
+            else:
+                shown = ", ".join(f"{k}={v}" for k, v in args.items())
+                return assistant_msg(f"To confirm: I will run {target.replace('_', ' ')} with {shown}. "
+                                     "Shall I proceed? (yes/no)")
+    return _call(target, args, ncall)
+
+# %% ../nbs/12_models.ipynb #0f0721ea
+@patch
+def _report(self: ScriptedAgent, target: str, state: str, res, ctx, flaw) -> dict:
+    "The final reply on what the call of `target` gave: what it did or found, or why it failed."
     if state == "done":
         what = target.replace("_", " ")
-        if role["kind"] == "write":
+        if ctx.schema.role[target]["kind"] == "write":
             return self._final(f"All set: {what} went through. The record now shows status "
                                f"{res.get('status', 'updated')}.", flaw, res, ctx)
         brief = {k: v for k, v in list(res.items())[:4]} if isinstance(res, dict) else res
@@ -251,11 +292,9 @@ def _decide(self, messages, ctx, flaw) -> dict:
         return self._final("All set: your request went through.", None, res)
     if "not found" in err:
         return self._final(f"I could not find that record ({err}). Could you double-check the id?", flaw, res, ctx)
-    if res is not None and not _retryable(res):
-        return self._final(f"I'm sorry, I can't do that: {err}.", flaw, res, ctx)
+    if res is not None and not _retryable(res): return self._final(f"I'm sorry, I can't do that: {err}.", flaw, res, ctx)
     return self._final(f"I'm sorry, the system did not complete this ({err}). Nothing is confirmed; I can pass this "
                        "to a human colleague.", flaw, res, ctx)
-ScriptedAgent._decide = _decide
 
 # %% ../nbs/12_models.ipynb #48fe5708
 def _lookups(schema) -> tuple[list, str | None]:
