@@ -36,7 +36,8 @@ def public(src: str) -> list[tuple]:
     out = []
     for n in tree.body:
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or n.name.startswith("_"): continue
-        patched = any(getattr(d, "id", None) == "patch" for d in n.decorator_list)
+        patched = any("patch" in (getattr(d, "id", None), getattr(getattr(d, "func", None), "id", None))
+                      for d in n.decorator_list)      # @patch, or @patch(as_prop=True)
         owner = n.args.args[0].annotation if patched and n.args.args else None
         if not getattr(owner, "id", "").startswith("_"): out.append((getattr(owner, "id", None), n.name))
     return out

@@ -35,7 +35,8 @@ def _retryable(payload) -> bool:
 class ScriptedAgent:
     "An offline agent that uses the tools sensibly, and on a labelled share of rollouts makes one known mistake."
     name, family = "scripted", "whilelab-offline"
-    def __init__(self, flaw_rate: float = RolloutOptions().flaw_rate, flaws=FLAWS):
+    def __init__(self, flaw_rate: float = RolloutOptions().flaw_rate,  # share of rollouts with one labelled mistake
+                 flaws=FLAWS):                 # the mistakes it may make (a subset of `FLAWS`)
         if not 0 <= flaw_rate <= 1: raise ValueError(f"flaw_rate must be in [0, 1], got {flaw_rate}")
         bad = set(flaws) - set(FLAWS)
         if bad: raise ValueError(f"unknown flaws {sorted(bad)}. Fix: use some of {FLAWS}")
@@ -343,7 +344,8 @@ def _action(tool: str, entity, rid) -> str:
 class TemplateUser:
     "An offline person who phrases the situation's goal in the cell's stance and answers over several turns."
     name = "template"
-    def __init__(self, opts: RolloutOptions | None = None): self.opts, self._openings = opts or RolloutOptions(), {}
+    def __init__(self, opts: RolloutOptions | None = None):   # its turns (`user_turns`) and the openings it keeps
+        self.opts, self._openings = opts or RolloutOptions(), {}
 
 # %% ../nbs/12_models.ipynb #2902d2e0
 @patch
@@ -603,10 +605,16 @@ def _cached_prefix(kw: dict) -> dict:
 class ClaudeBackend:
     "The Anthropic Messages API with whilelab's retries, a concurrency limit, and usage and cost per call."
     family = "anthropic"
-    def __init__(self, model: str = DEFAULT_CLAUDE, api_key: str | None = None, max_tokens: int = 1024, extra_body: dict | None = None,
-                 concurrency: int = 8, timeout: float = 60.0, transport=None, base_url: str | None = None,
+    def __init__(self, model: str = DEFAULT_CLAUDE,  # the Claude model id
+                 api_key: str | None = None,   # default: ANTHROPIC_API_KEY (never written to a row, log or cache)
+                 max_tokens: int = 1024,       # the longest reply
+                 extra_body: dict | None = None,  # more request fields as the API names them (e.g. thinking)
+                 concurrency: int = 8,         # calls in flight at once
+                 timeout: float = 60.0,        # seconds before a call counts as timed out (and is retried)
+                 transport=None,               # an httpx transport: a recorded or local server instead of the API
+                 base_url: str | None = None,  # another endpoint speaking the Messages API
                  opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
-                 prices: dict = PRICES,
+                 prices: dict = PRICES,        # USD per million tokens by model id, for the spend limit
                  prompt_cache: bool = True, # mark the system prompt and tools (the same on every call of a run) for caching
                  cache=None  # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
                 ):
@@ -796,10 +804,17 @@ def to_openai(messages, system: str | None = None, names: dict | None = None) ->
 # %% ../nbs/12_models.ipynb #ea44e0d8
 class OpenAIBackend:
     "Chat completions on an OpenAI-compatible endpoint, with whilelab's retries and a concurrency limit."
-    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, temperature: float = 1.0, max_tokens: int = 1024,
-                 concurrency: int = 8, timeout: float = 60.0, transport=None, family: str = "openai-compatible",
+    def __init__(self, model: str,                # the model id the endpoint serves
+                 base_url: str | None = None,      # an OpenAI-compatible endpoint (vLLM, a local server); None: OpenAI
+                 api_key: str | None = None,       # default: OPENAI_API_KEY (not needed with a base_url)
+                 temperature: float = 1.0,         # sampling temperature
+                 max_tokens: int = 1024,           # the longest reply
+                 concurrency: int = 8,             # calls in flight at once
+                 timeout: float = 60.0,            # seconds before a call counts as timed out (and is retried)
+                 transport=None,                   # an httpx transport: a recorded or local server instead of the API
+                 family: str = "openai-compatible", # the model family, for the judge-of-its-own-family check
                  opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
-                 prices: dict = PRICES,
+                 prices: dict = PRICES,            # USD per million tokens by model id, for the spend limit
                  cache=None  # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
                 ):
         _key(api_key, "OPENAI_API_KEY", required=base_url is None)

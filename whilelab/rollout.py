@@ -293,7 +293,9 @@ def let_go_of_stores():
 # %% ../nbs/05_rollout.ipynb #279e9898
 class RowStore:
     "Append-only JSONL store of rows with crash-safe resume; one writer at a time."
-    def __init__(self, path, run_id: str | None = None, opts: RolloutOptions = RolloutOptions()):
+    def __init__(self, path,                        # the JSONL file (made with its folder if missing)
+                 run_id: str | None = None,         # refuse a file holding another run's rows (None: any)
+                 opts: RolloutOptions = RolloutOptions()):   # how often the buffer is written (`flush_rows`, `flush_seconds`)
         self.path, self.run_id, self.opts = Path(path), run_id, opts
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._buf, self._last, self._keys, self.order = [], time.monotonic(), set(), []   # order: keys as in the file

@@ -13,7 +13,7 @@ from .defaults import SearchOptions, SimOptions, RolloutOptions, ARMS
 from .axes import Axes
 from .cover import coverage, plan_cells, covering_array, missing_pairs
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
-from .stats import PASS_THRESHOLD
+from .defaults import StatsOptions
 
 # %% auto #0
 __all__ = ['GRID_ARMS', 'MUTABLE', 'EXPLORING_OWED', 'clamp_weights', 'update_weights', 'allocate', 'batch_counts',
@@ -179,7 +179,9 @@ def why_undeliverable(self: Search) -> list[dict]:
 def failed(row) -> bool:
     """A graded row that failed (below the pass mark); an ungraded row (an outage, no label) is not a failure of the
     agent."""
-    return row.get("reward") is not None and row["reward"] < PASS_THRESHOLD
+    return row.get("reward") is not None and row["reward"] < _PASS_MARK
+
+_PASS_MARK = StatsOptions().pass_threshold   # stats' PASS_THRESHOLD, without loading scipy to read it
 
 # %% ../nbs/03_search.ipynb #87be1f43
 GRID_ARMS = ("structured", "llm_guided")   # the arms that play owed cells; the others explore around them
