@@ -507,7 +507,8 @@ def gold_from_flaws(row) -> str:
 
 # %% ../nbs/06_grade.ipynb #b4655d1e
 def _labels_as_graded(judge, rows, spec, grade_opts) -> tuple[list, dict]:
-    "Each row's label as `grade` gives it (a row breaking a hard rule is 'fail', unjudged), and the floored rows by rule."
+    """Each row's label as `grade` gives it (a row breaking a hard rule is 'fail', unjudged), and the floored rows by
+    rule."""
     from whilelab.rollout import row_key
     floors = hard_floors(rows, spec, grade_opts)
     judged = iter(judge_all(judge, [r for r, f in zip(rows, floors) if not f]))
@@ -518,9 +519,11 @@ def _labels_as_graded(judge, rows, spec, grade_opts) -> tuple[list, dict]:
 
 # %% ../nbs/06_grade.ipynb #61a13b4d
 def _half_agreement(h: int, gold, labels, sit, opts: TrustOptions, seed: int) -> tuple[dict, list]:
-    "Agreement and kappa of one half (situation-clustered intervals, kappa bootstrapped by situation), and its failures."
+    """Agreement and kappa of one half (situation-clustered intervals, kappa bootstrapped by situation), and its
+    failures."""
     from whilelab.stats import cohens_kappa, clustered_wilson   # scipy.stats is heavy: loaded only to score a judge
-    agree = clustered_wilson(gold == labels, sit)   # rows of one situation agree together: n shrinks by the design effect
+    # rows of one situation agree together: n shrinks by the design effect
+    agree = clustered_wilson(gold == labels, sit)
     k = cohens_kappa(gold, labels)
     usit = np.unique(sit); pos = {s: i for i, s in enumerate(usit)}
     grp, rng, boots = np.array([pos[s] for s in sit]), np.random.default_rng(seed + h), []
@@ -544,7 +547,8 @@ def _probe_catch(judge, rows, gold: dict, seed: int) -> dict:
     "Each kind of probe (a planted failure) -> the share of its probes the judge fails."
     pr = probes(rows, gold, np.random.default_rng(seed))
     caught = {}
-    for (kind, _), l in zip(pr, judge_all(judge, [p for _, p in pr])): caught.setdefault(kind, []).append(l.label == "fail")
+    for (kind, _), l in zip(pr, judge_all(judge, [p for _, p in pr])):
+        caught.setdefault(kind, []).append(l.label == "fail")
     return {k: float(np.mean(v)) for k, v in caught.items()}
 
 # %% ../nbs/06_grade.ipynb #9dd7e33c
@@ -575,7 +579,8 @@ def judge_trust(judge,                        # a judge, or a function of a row
         rec, failures = _half_agreement(h, np.array(gl)[idx], np.array(labels)[idx], sit[idx], opts, seed)
         halves.append(rec); reasons += failures
     flip = _length_flip(judge, rows, labels, opts)
-    if flip > opts.max_length_flip: reasons.append(f"padding the reply changed {flip:.0%} of grades (> {opts.max_length_flip:.0%})")
+    if flip > opts.max_length_flip:
+        reasons.append(f"padding the reply changed {flip:.0%} of grades (> {opts.max_length_flip:.0%})")
     catch = _probe_catch(judge, rows, g, seed)
     reasons += [f"probe {k}: failed only {v:.0%} (< {opts.min_probe_catch:.0%})" for k, v in catch.items()
                 if v < opts.min_probe_catch]
@@ -583,7 +588,8 @@ def judge_trust(judge,                        # a judge, or a function of a row
     gp, jp = np.array(gl) == "pass", np.array(labels) == "pass"
     sens = float(jp[gp].mean()) if gp.any() else np.nan
     spec_ = float((~jp[~gp]).mean()) if (~gp).any() else np.nan
-    if target is None: cal, tj, tsit = (half == 0), jp[half == 1], sit[half == 1]   # calibrate on one half, correct the other
+    # calibrate on one half, correct the other
+    if target is None: cal, tj, tsit = (half == 0), jp[half == 1], sit[half == 1]
     else:
         target = list(target)
         cal, tsit = np.ones(len(rows), bool), np.array([r["situation_id"] for r in target])

@@ -293,7 +293,8 @@ def _report(self: ScriptedAgent, target: str, state: str, res, ctx, flaw) -> dic
         return self._final("All set: your request went through.", None, res)
     if "not found" in err:
         return self._final(f"I could not find that record ({err}). Could you double-check the id?", flaw, res, ctx)
-    if res is not None and not _retryable(res): return self._final(f"I'm sorry, I can't do that: {err}.", flaw, res, ctx)
+    if res is not None and not _retryable(res):
+        return self._final(f"I'm sorry, I can't do that: {err}.", flaw, res, ctx)
     return self._final(f"I'm sorry, the system did not complete this ({err}). Nothing is confirmed; I can pass this "
                        "to a human colleague.", flaw, res, ctx)
 

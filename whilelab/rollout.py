@@ -295,7 +295,7 @@ class RowStore:
     "Append-only JSONL store of rows with crash-safe resume; one writer at a time."
     def __init__(self, path,                        # the JSONL file (made with its folder if missing)
                  run_id: str | None = None,         # refuse a file holding another run's rows (None: any)
-                 opts: RolloutOptions = RolloutOptions()):   # how often the buffer is written (`flush_rows`, `flush_seconds`)
+                 opts: RolloutOptions = RolloutOptions()):  # how often the buffer is written (`flush_rows`, `flush_seconds`)
         self.path, self.run_id, self.opts = Path(path), run_id, opts
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._buf, self._last, self._keys, self.order = [], time.monotonic(), set(), []   # order: keys as in the file
@@ -412,38 +412,20 @@ class _Record:
         if m.get("token_count") is not None: self.count = (self.count or 0) + m["token_count"]
         return msg
 
-# %% ../nbs/05_rollout.ipynb #a23ee6ca
-async def play(ctx: Ctx,                  # which rollout: the situation, phrasing, sample and seed
-               agent,                     # the agent under test (`respond(messages, ctx)`)
-               user,                      # the simulated person, likewise
-               opts: RolloutOptions,      # turns, retries, and whether a cut reply ends the rollout
-               run_id: str                # the run every row names
-              ) -> dict:
-    "One rollout of `ctx` between `agent`, `user` and the situation's world, as a row."
-    sit, t0, box, rec = ctx.situation, time.perf_counter(), ctx.situation.sandbox(), _Record()
-    messages, calls, error = [], [], None
-    async def person(turn):
-        said = await with_retries(lambda: user.respond(messages, ctx), ctx.key + ("user", turn), opts)
-        said = rec.take(said, "user", len(messages)) if said else None
-        if said and said.get("content") is not None: messages.append(said); return True
-        return False
-    try:
-        turns, going = 0, await person(0)
-        while going and turns < opts.max_turns:
-            turns += 1
-            msg = await with_retries(lambda: agent.respond(messages, ctx), ctx.key + ("agent", turns), opts)
-            messages.append(rec.take(msg, "agent", len(messages)))
-            if rec.stops and rec.stops[-1] == {"message": len(messages) - 1, "reason": "max_tokens"} and opts.stop_on_truncation:
-                break
-            for c in messages[-1].get("tool_calls") or []:
-                name, args = c["function"]["name"], c["function"]["arguments"]
-                res = box.call(name, args)
-                if inspect.isawaitable(res): res = await res        # a world that answers over the wire (an MCP server)
-                calls.append({"tool": name, "status": res["status"], **({"by": res["by"]} if res.get("by") else {})})
-                messages.append(tool_msg(c["id"], name, res["payload"]))
-            going = messages[-1]["role"] == "tool" or await person(turns)
-    except Exception as e:
-        error = redact(f"{type(e).__name__}: {e}")
+# %% ../nbs/05_rollout.ipynb #0b1c2d35
+async def _answer_calls(box, msg: dict, messages: list, calls: list):
+    "Each tool call of `msg` answered by the world: its result appended to `messages`, its status to `calls`."
+    for c in msg.get("tool_calls") or []:
+        name, args = c["function"]["name"], c["function"]["arguments"]
+        res = box.call(name, args)
+        if inspect.isawaitable(res): res = await res        # a world that answers over the wire (an MCP server)
+        calls.append({"tool": name, "status": res["status"], **({"by": res["by"]} if res.get("by") else {})})
+        messages.append(tool_msg(c["id"], name, res["payload"]))
+
+# %% ../nbs/05_rollout.ipynb #c24f1e12
+def _row(ctx: Ctx, agent, run_id: str, box, messages: list, calls: list, rec: _Record, error, t0: float) -> dict:
+    "The rollout as a row: the conversation, calls and faults, the end state, the agent's tokens and usage, ungraded."
+    sit = ctx.situation
     outcome = "error" if error else _outcome(sit, calls)
     return {"run_id": run_id, "situation_id": sit.id, "seed": sit.seed, "phrasing": ctx.phrasing, "sample": ctx.sample,
             "cell": sit.cell, "arm": sit.arm, "messages": messages, "tools_used": sorted({c["tool"] for c in calls}),
@@ -455,6 +437,34 @@ async def play(ctx: Ctx,                  # which rollout: the situation, phrasi
             "token_logprobs": rec.lps, "agent_tokens": rec.tokens, "stop_reasons": rec.stops, "usage": rec.usage,
             "timings": {"seconds": round(time.perf_counter() - t0, 6)}, "error": error, "flaw": rec.flaw, "rules": [],
             "judge": None, "reward": None}
+
+# %% ../nbs/05_rollout.ipynb #a23ee6ca
+async def play(ctx: Ctx,                  # which rollout: the situation, phrasing, sample and seed
+               agent,                     # the agent under test (`respond(messages, ctx)`)
+               user,                      # the simulated person, likewise
+               opts: RolloutOptions,      # turns, retries, and whether a cut reply ends the rollout
+               run_id: str                # the run every row names
+              ) -> dict:
+    "One rollout of `ctx` between `agent`, `user` and the situation's world, as a row."
+    t0, box, rec, messages, calls, error = time.perf_counter(), ctx.situation.sandbox(), _Record(), [], [], None
+    async def person(turn):
+        said = await with_retries(lambda: user.respond(messages, ctx), ctx.key + ("user", turn), opts)
+        said = rec.take(said, "user", len(messages)) if said else None
+        if said and said.get("content") is not None: messages.append(said); return True
+        return False
+    try:
+        turns, going = 0, await person(0)
+        while going and turns < opts.max_turns:
+            turns += 1
+            msg = await with_retries(lambda: agent.respond(messages, ctx), ctx.key + ("agent", turns), opts)
+            messages.append(rec.take(msg, "agent", len(messages)))
+            cut = rec.stops and rec.stops[-1] == {"message": len(messages) - 1, "reason": "max_tokens"}
+            if cut and opts.stop_on_truncation: break
+            await _answer_calls(box, messages[-1], messages, calls)
+            going = messages[-1]["role"] == "tool" or await person(turns)
+    except Exception as e:
+        error = redact(f"{type(e).__name__}: {e}")
+    return _row(ctx, agent, run_id, box, messages, calls, rec, error, t0)
 
 # %% ../nbs/05_rollout.ipynb #100bc34a
 async def merged(*streams):

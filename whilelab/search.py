@@ -396,7 +396,8 @@ def _record(self: Search, why: dict, alloc: dict, before: dict, per_arm: dict, y
     "The batch's history record: rollouts, signatures, coverage, and each arm's weight, share, yield and note."
     k, cells = self.options.k_samples, self.plan_cells
     arms = {a: {"weight": before[a], "used": len(per_arm.get(a, [])) / max(1, played), "situations": alloc.get(a, 0),
-                "rollouts": len(per_arm.get(a, [])), "yield": yields.get(a, np.nan), "note": why[a] or ""} for a in ARMS}
+                "rollouts": len(per_arm.get(a, [])), "yield": yields.get(a, np.nan),
+                "note": why[a] or ""} for a in ARMS}
     return {"batch": self.batch, "rollouts": self.total, "new_signatures": len(fresh), "signatures": len(self.sigs),
             "coverage": cov.attrs["fraction"],
             "cells_delivered": sum(self.deliveries[canonical_json(c)] >= k for c in cells) / len(cells),
