@@ -63,6 +63,32 @@ def _known_id(box, entity: str, know: dict, s: dict, rng):
     pick = pool[int(rng.integers(len(pool)))]
     return [pick] if s.get("type") == "array" else pick
 
+# %% ../nbs/05_rollout.ipynb #f2bab94b
+def _details(box, t: Tool, role: dict, know: dict, facts: dict, seed: int, sid: str) -> dict:
+    "What the person will say for each required parameter of `t` the world does not settle; ids they know go to `know`."
+    details = {}
+    for p in t.required:
+        if p in know: continue
+        if p in facts:                           # a value no schema tells (a repository's path): the person knows it
+            given = _listed(facts[p])
+            details[p] = given[int(rng_for(seed, "fact", sid, p).integers(len(given)))]; continue
+        if _id_entity(p) in box.records:         # another record the request needs (a payment method): its id
+            know[p] = _known_id(box, _id_entity(p), know, t.params[p], rng_for(seed, "detail", sid, p)); continue
+        if p.endswith("_id") or p.endswith("_ids"): continue
+        own = box.records.get(box.schema.owner, {}).get(know.get(f"{box.schema.owner}_id"), {})
+        if role["kind"] == "lookup" and p in own: details[p] = own[p]; continue   # finding themselves by name and zip
+        details[p] = _synth(p, t.params[p], rng_for(seed, "detail", sid, p), box.options, t.input_schema)
+    return details
+
+# %% ../nbs/05_rollout.ipynb #afeddae4
+def _reference(world, t: Tool, role: dict, args: dict, condition: str, stop_faults) -> str | None:
+    "The end state a careful agent reaches: the write done with `args` on a copy of `world` (None if it shows none)."
+    ideal = world.fork()
+    if (role["kind"] == "write" and all(p in args for p in t.required) and condition not in stop_faults
+            and ideal.state_hash() is not None):    # a world that cannot show its state has no reference end state
+        ideal.call(t.name, args)
+    return ideal.state_hash()
+
 # %% ../nbs/05_rollout.ipynb #993f7990
 def situation_from_cell(cell: dict,                       # a plan cell: axis -> value
                         spec: AgentSpec,                  # the agent: its tools and policy
@@ -84,30 +110,14 @@ def situation_from_cell(cell: dict,                       # a plan cell: axis ->
     box = Sandbox(spec.tools, seed=wseed, options=options, records=world.tables() if hasattr(world, "tables") else None)
     know = box.prepare(cell.get("world", "exists"), tool, rng_for(seed, "prepare", sid))
     t, role = box.schema.tools[tool], box.schema.role[tool]
-    details, facts = {}, getattr(world, "facts", None) or {}
-    for p in t.required:
-        if p in know: continue
-        if p in facts:                           # a value no schema tells (a repository's path): the person knows it
-            given = _listed(facts[p])
-            details[p] = given[int(rng_for(seed, "fact", sid, p).integers(len(given)))]; continue
-        # another record the request needs (a payment method): the person knows its id
-        if _id_entity(p) in box.records:
-            know[p] = _known_id(box, _id_entity(p), know, t.params[p], rng_for(seed, "detail", sid, p)); continue
-        if p.endswith("_id") or p.endswith("_ids"): continue
-        own = box.records.get(box.schema.owner, {}).get(know.get(f"{box.schema.owner}_id"), {})
-        # finding themselves by name and zip: their own
-        if role["kind"] == "lookup" and p in own: details[p] = own[p]; continue
-        details[p] = _synth(p, t.params[p], rng_for(seed, "detail", sid, p), box.options, t.input_schema)
+    details = _details(box, t, role, know, getattr(world, "facts", None) or {}, seed, sid)
     plays = None if world is None else world.for_situation(box) if hasattr(world, "for_situation") else world.fork()
-    ideal = box.fork() if plays is None else plays.fork()
-    args = {**{p: know[p] for p in t.required if p in know}, **details}
     cond = cell.get("condition", "ok")
-    if (role["kind"] == "write" and all(p in args for p in t.required) and cond not in box.options.stop_faults
-            and ideal.state_hash() is not None):    # a world that cannot show its state has no reference end state
-        ideal.call(tool, args)
+    args = {**{p: know[p] for p in t.required if p in know}, **details}
+    reference = _reference(box if plays is None else plays, t, role, args, cond, box.options.stop_faults)
     faults = [] if cond in (None, "ok") else [{"tool": tool, "fault": cond}]
     return Situation(sid, dict(cell), arm, seed, know, {"tool": tool, "details": details, "kind": role["kind"]},
-                     faults, ideal.state_hash(), box, plays)
+                     faults, reference, box, plays)
 
 # %% ../nbs/05_rollout.ipynb #14a6bf19
 def user_msg(text: str) -> dict: return {"role": "user", "content": text}
