@@ -45,7 +45,10 @@ def _agent_chars(msgs) -> int:
     return sum(len(m.get("content") or "") + len(canonical_json(m.get("tool_calls") or [])) for m in msgs if m["role"] == "assistant")
 
 # %% ../nbs/07_cut.ipynb #20895801
-def cut_sft(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
+def cut_sft(rows,                          # graded rows (`grade`)
+            spec: AgentSpec,               # the agent: its tools and policy
+            opts: CutOptions | None = None # the gate, grounding and length limits
+           ) -> Selection:
     """One best passing rollout per prompt (situation, phrasing), spread over behaviour signatures, with a loss mask on
     agent turns."""
     opts = opts or CutOptions()
@@ -104,7 +107,10 @@ def _pairs(rows, opts, dropped):
             if n >= opts.dpo_pairs_per_prompt: break
 
 # %% ../nbs/07_cut.ipynb #a807008c
-def cut_dpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
+def cut_dpo(rows,                          # graded rows (`grade`)
+            spec: AgentSpec,               # the agent: its tools and policy
+            opts: CutOptions | None = None # the gate and the pairing rules
+           ) -> Selection:
     """Preference pairs from the same situation and phrasing: a reward gap, a bounded length gap, the first differing
     agent turn."""
     kept = graded_rows(rows, "cut_dpo")
@@ -117,7 +123,10 @@ def cut_dpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
     return Selection("dpo", out, dropped)
 
 # %% ../nbs/07_cut.ipynb #b7999c38
-def cut_grpo(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
+def cut_grpo(rows,                          # graded rows (`grade`), k samples per prompt
+             spec: AgentSpec,               # the agent: its tools and policy
+             opts: CutOptions | None = None # the gate and the pass-rate band of useful groups
+            ) -> Selection:
     "Whole groups (all samples of a prompt) whose pass rate lies within the band; unanimous groups dropped and counted."
     kept = graded_rows(rows, "cut_grpo")
     opts, dropped, out = opts or CutOptions(), collections.Counter(kept.left_out), []
@@ -198,7 +207,10 @@ def environment_for(spec: AgentSpec,          # the agent whose tools the enviro
                 {"spec": spec, "grade_opts": grade_opts, "rules": rules, **methods})
 
 # %% ../nbs/07_cut.ipynb #11c5f1a8
-def cut_rm(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
+def cut_rm(rows,                          # graded rows (`grade`)
+           spec: AgentSpec,               # the agent: its tools and policy
+           opts: CutOptions | None = None # the gate and the pairing rules
+          ) -> Selection:
     "Reward-model pairs (`prompt`, `chosen`, `rejected`): the DPO pairs, in the form TRL's `RewardTrainer` trains on."
     kept = graded_rows(rows, "cut_rm")
     s = cut_dpo(kept, spec, opts)
@@ -206,7 +218,10 @@ def cut_rm(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
     return s
 
 # %% ../nbs/07_cut.ipynb #562af306
-def cut_kto(rows, spec: AgentSpec, opts: CutOptions | None = None) -> Selection:
+def cut_kto(rows,                          # graded rows (`grade`)
+            spec: AgentSpec,               # the agent: its tools and policy
+            opts: CutOptions | None = None # the gate
+           ) -> Selection:
     "Unpaired preference data (`prompt`, `completion`, `label`) for KTO: every graded row, with its label's provenance."
     opts = opts or CutOptions()
     out, kept = [], graded_rows(rows, "cut_kto")
@@ -237,7 +252,10 @@ def overlap(row, eval_ngrams: set, n: int) -> float:
     return len(g & eval_ngrams) / len(g) if g else 0.0
 
 # %% ../nbs/07_cut.ipynb #d4b0b1d3
-def decontaminate(sel: Selection, eval_set, opts: CutOptions | None = None) -> Selection:
+def decontaminate(sel: Selection,               # a cut training set
+                  eval_set,                     # rows, or texts, of the evaluation it must not overlap
+                  opts: CutOptions | None = None # the n-gram size and the overlap that drops a row
+                 ) -> Selection:
     "`sel` without rows whose person-side text mostly occurs in `eval_set` (texts or rows)."
     opts = opts or CutOptions()
     texts = {x if isinstance(x, str) else _person_text(x) for x in eval_set}
@@ -287,7 +305,10 @@ def to_dataset(sel: Selection):
     return Dataset.from_list(rows, features=Features(feats))
 
 # %% ../nbs/07_cut.ipynb #856fb61a
-def export(sel: Selection, out, name: str | None = None) -> dict:
+def export(sel: Selection,         # a cut set
+           out,                    # the folder to write into
+           name: str | None = None # the file name (default: the set's kind)
+          ) -> dict:
     "Write `sel` as `name.jsonl` and `name.parquet` in `out`; returns the paths."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     name = name or sel.kind
