@@ -396,7 +396,9 @@ def covering_array(levels,                  # `Axes`, a dict of axis -> values, 
     return xr.Dataset(data, coords={"cell": np.arange(len(A))}, attrs=attrs)
 
 # %% ../nbs/02_cover.ipynb #a0f909a5
-def plan_missing(plan: xr.Dataset, strength: int | None = None) -> list[dict]:
+def plan_missing(plan: xr.Dataset,          # a covering array
+                 strength: int | None = None # the tuples to check (default: the plan's strength)
+                ) -> list[dict]:
     "Required `strength`-tuples (as dicts axis -> value) that no cell of `plan` holds."
     names, levels = json.loads(plan.attrs["axes"]), json.loads(plan.attrs["levels"])
     t = strength or int(plan.attrs["strength"])
@@ -420,7 +422,8 @@ def plan_missing(plan: xr.Dataset, strength: int | None = None) -> list[dict]:
             vals in _missing(A, [len(v) for v in values], t, unc)]
 
 # %% ../nbs/02_cover.ipynb #13290b59
-def plan_cells(plan: xr.Dataset) -> list[dict]:
+def plan_cells(plan: xr.Dataset   # a covering array (`covering_array`)
+              ) -> list[dict]:
     "The cells of `plan`, in order, as dicts of axis -> value (what `situation_from_cell` takes)."
     names = json.loads(plan.attrs["axes"]) if "axes" in plan.attrs else [v for v in plan.data_vars]
     cols = {n: [str(x) for x in plan[n].values] for n in names}
@@ -509,7 +512,8 @@ def _count_bins(top: int) -> np.ndarray:
     return np.unique(np.ceil(np.geomspace(1, top + 1, 10))) - 0.5
 
 # %% ../nbs/02_cover.ipynb #76d18fb8
-def missing_pairs(cov: xr.Dataset) -> list[tuple]:
+def missing_pairs(cov: xr.Dataset  # delivered coverage (`coverage`)
+                 ) -> list[tuple]:
     "Every possible pair (not forbidden by a constraint) `cov` counts zero times, as (axis, value, axis, value)."
     out = []
     for name, da in cov.data_vars.items():

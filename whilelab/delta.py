@@ -16,7 +16,10 @@ from .grade import CONDUCT_RULES, argument_grounding
 __all__ = ['holdout', 'default_markers', 'DeltaReport', 'delta_report', 'plot_delta']
 
 # %% ../nbs/08_delta.ipynb #2abfb9f4
-def holdout(situation_ids, share: float = 0.3, seed: int = 0) -> set:
+def holdout(situation_ids,         # every situation of the run
+            share: float = 0.3,    # the share held out of training
+            seed: int = 0          # which ids a share selects
+           ) -> set:
     "A stable held-out subset of situation ids: membership depends only on the id and the seed."
     if not 0 < share < 1: raise ValueError(f"share must be in (0, 1), got {share}")
     return {s for s in situation_ids if int(stable_hash(seed, "holdout", s, n=8), 16) / 16 ** 8 < share}

@@ -298,7 +298,10 @@ def no_spread_p(d, bounds) -> float:
     return min(1.0, 2 * (1 - q) ** len(d))
 
 # %% ../nbs/10_stats.ipynb #0713605f
-def bootstrap_t_p(d, n_resamples: int = 10_000, seed: int = 0) -> float:
+def bootstrap_t_p(d,                          # per-task differences
+                  n_resamples: int = 10_000,  # bootstrap resamples
+                  seed: int = 0               # resampling seed
+                 ) -> float:
     """Two-sided bootstrap-t p-value for mean(d) = 0: the studentized mean against resamples of d centred on zero (Hall
     1992)."""
     d = _clean(d); n = len(d)
@@ -355,7 +358,10 @@ class Kappa:
         return f"kappa {self.kappa:.3f} [{self.low:.3f}, {self.high:.3f}], agreement {self.agreement:.3f}, n={self.n}"
 
 # %% ../nbs/10_stats.ipynb #d19d8b7d
-def cohens_kappa(a, b, level: float = 0.95) -> Kappa:
+def cohens_kappa(a,                     # one rater's labels (gold)
+                 b,                     # the other's, row for row (the judge)
+                 level: float = 0.95    # confidence level
+                ) -> Kappa:
     """Cohen's kappa between `a` and `b`; its interval spans Fleiss-Cohen-Everitt's and agreement's Wilson interval on
     kappa's scale."""
     a, b = np.asarray(a), np.asarray(b)
@@ -382,7 +388,10 @@ def cohens_kappa(a, b, level: float = 0.95) -> Kappa:
     return Kappa(float(k), float(max(-1.0, low)), float(min(1.0, high)), se, float(po), n)   # kappa lives in [-1, 1]
 
 # %% ../nbs/10_stats.ipynb #e17ee115
-def wilson(successes: int, n: int, level: float = 0.95) -> Interval:
+def wilson(successes: int,       # rows that passed (or agreed)
+           n: int,               # rows in all
+           level: float = 0.95   # confidence level
+          ) -> Interval:
     "Wilson score interval for `successes` out of `n` (n = 0 gives [0, 1])."
     if n < 0 or not 0 <= successes <= max(n, 0): raise ValueError(f"need 0 <= successes <= n, got {successes} of {n}")
     if n == 0: return Interval(np.nan, 0.0, 1.0, level, "wilson", 0)
@@ -390,7 +399,9 @@ def wilson(successes: int, n: int, level: float = 0.95) -> Interval:
     return Interval(successes / n, lo, hi, level, "wilson", n)
 
 # %% ../nbs/10_stats.ipynb #90daedd4
-def design_effect(hits, clusters) -> float:
+def design_effect(hits,       # 0/1 per row
+                  clusters    # each row's cluster (its situation)
+                 ) -> float:
     "1 + (m - 1) ICC for 0/1 `hits` of rows grouped by `clusters` (Kish 1965; ICC by one-way ANOVA, clipped at 0)."
     y, (_, g) = np.asarray(hits, float), np.unique(np.asarray(clusters), return_inverse=True)
     N, k = len(y), g.max() + 1
@@ -404,7 +415,11 @@ def design_effect(hits, clusters) -> float:
     return float(1 + (np.sum(m ** 2) / N - 1) * max(0.0, icc))
 
 # %% ../nbs/10_stats.ipynb #4c22a33c
-def clustered_wilson(hits, clusters, level: float = 0.95, cluster: str = "situation") -> Interval:
+def clustered_wilson(hits,                       # 0/1 per row
+                     clusters,                   # each row's cluster (its situation)
+                     level: float = 0.95,        # confidence level
+                     cluster: str = "situation"  # what a cluster is, for the interval's label
+                    ) -> Interval:
     """Wilson interval for a share of rows that come in `clusters` (rows of one situation agree with each other): n /
     design effect."""
     y = np.asarray(hits, float)
@@ -416,14 +431,22 @@ def clustered_wilson(hits, clusters, level: float = 0.95, cluster: str = "situat
 # %% ../nbs/10_stats.ipynb #466e7325
 EXACT_POWER_MAX_N = StatsOptions().exact_power_max_n   # StatsOptions.reasons()['exact_power_max_n'] says why
 
-def power_paired(n: int, effect: float, sd: float, alpha: float = 0.05) -> float:
+def power_paired(n: int,               # tasks
+                 effect: float,        # mean per-task difference to detect
+                 sd: float,            # standard deviation of per-task differences
+                 alpha: float = 0.05   # two-sided level
+                ) -> float:
     "Power of a two-sided paired t-test on `n` tasks for mean difference `effect` with difference sd `sd`."
     df, ncp = n - 1, effect / sd * math.sqrt(n)
     tc = sps.t.ppf(1 - alpha / 2, df)
     return float(sps.nct.sf(tc, df, ncp) + sps.nct.cdf(-tc, df, ncp))
 
 # %% ../nbs/10_stats.ipynb #1f0c35ba
-def power_binary(n: int, p_up: float, p_down: float, alpha: float = 0.05) -> float:
+def power_binary(n: int,             # tasks
+                 p_up: float,        # chance a task turns from fail to pass
+                 p_down: float,      # chance a task turns from pass to fail
+                 alpha: float = 0.05 # two-sided level
+                ) -> float:
     """Exact power of the sign-flip test on `n` tasks whose pass/fail result turns to pass with chance `p_up`, to fail
     with `p_down`."""
     m = np.arange(1, n + 1)
