@@ -38,7 +38,8 @@ class Clause:
     kind: str = "rule"
 
 # %% ../nbs/01_axes.ipynb #e5a1063b
-def clause_id(text: str) -> str:
+def clause_id(text: str  # a policy clause
+             ) -> str:
     "A short id that reads as English and is stable for the same clause text."
     # any script; unspaced scripts give one long word
     words = [w[:12] for w in re.findall(r"[^\W_]+", text.lower()) if w not in _STOP]
@@ -115,7 +116,8 @@ def _clauses(policy: str) -> tuple:
     return tuple(out)
 
 # %% ../nbs/01_axes.ipynb #be1dac14
-def policy_clauses(policy: str) -> list[Clause]:
+def policy_clauses(policy: str  # the policy text, any language
+                  ) -> list[Clause]:
     """The clauses of `policy`: list items whole, prose split into sentences (any language), headers dropped,
     duplicates once. Parsed once per text."""
     return list(_clauses(policy))
@@ -143,7 +145,10 @@ class Axis:
 # %% ../nbs/01_axes.ipynb #b5fd2fa3
 class Axes:
     "Ordered axes with constraints (dicts of axis -> value that must not occur together in one cell)."
-    def __init__(self, axes=(), constraints=()):
+    def __init__(self,
+                 axes=(),        # the axes, in order
+                 constraints=()  # value combinations no situation can have
+                ):
         self._axes = {}
         for a in axes:
             if a.name in self._axes: raise ValueError(f"two axes are named {a.name!r}. Fix: rename one of them")
@@ -181,7 +186,9 @@ def _with(self, axes=None, constraints=None) -> Axes:
                 self.constraints if constraints is None else constraints)
 
 # %% ../nbs/01_axes.ipynb #74943708
-def add(self, axis: Axis) -> Axes:
+def add(self,
+        axis: Axis  # the new axis
+       ) -> Axes:
     "These axes plus `axis`."
     return self._with(list(self) + [axis])
 
@@ -193,14 +200,20 @@ def drop(self, *names) -> Axes:
                       [c for c in self.constraints if not set(c) & set(names)])
 
 # %% ../nbs/01_axes.ipynb #9e306bd8
-def rename(self, old: str, new: str) -> Axes:
+def rename(self,
+           old: str,  # an axis name
+           new: str   # its new name
+          ) -> Axes:
     "These axes with axis `old` called `new`."
     a = self[old]
     return self._with([Axis(new, a.values, a.doc) if x.name == old else x for x in self],
                       [{(new if k == old else k): v for k, v in c.items()} for c in self.constraints])
 
 # %% ../nbs/01_axes.ipynb #156acc05
-def restrict(self, name: str, keep) -> Axes:
+def restrict(self,
+             name: str,  # an axis name
+             keep        # the values to keep
+            ) -> Axes:
     "These axes with axis `name` limited to the values in `keep` (in the axis' order)."
     a, keep = self[name], [str(k) for k in keep]
     unknown = [k for k in keep if k not in a.values]
@@ -289,6 +302,8 @@ def default_axes(tools,                            # the agent's tools, any form
     return axes
 
 # %% ../nbs/01_axes.ipynb #e32bb67c
-def agent_axes(spec: AgentSpec, **kw) -> Axes:
+def agent_axes(spec: AgentSpec,  # the agent: tools and policy
+               **kw
+              ) -> Axes:
     "`default_axes` for an `AgentSpec`."
     return default_axes(spec.tools, spec.policy, **kw)

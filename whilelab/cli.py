@@ -66,7 +66,10 @@ def _tuples(v):
     "Lists as tuples, all the way down (what the options' tuple defaults hold)."
     return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
 
-def options_of(cls, d: dict, where: str):
+def options_of(cls,
+               d: dict,    # options as a dict (from JSON or TOML)
+               where: str  # where they came from, for errors
+              ):
     "`cls` from dict `d`: nested tables for nested options, lists as tuples where the default is one."
     if not isinstance(d, dict): raise ValueError(f"{where} must be a table of {cls.__name__} fields, got {d!r}")
     kw = {}
@@ -81,7 +84,8 @@ def options_of(cls, d: dict, where: str):
     except (TypeError, ValueError) as e: raise ValueError(f"{where}: {e}") from None
 
 # %% ../nbs/15_cli.ipynb #481baa3a
-def options_from(path) -> SimOptions:
+def options_from(path  # a .json or .toml file
+                ) -> SimOptions:
     "`SimOptions` from a JSON or TOML file (by its suffix)."
     path = Path(path)
     if not path.is_file():
@@ -106,7 +110,8 @@ def _setting(name: str, v) -> str:
     "One `name = value` line; an unset value (None: no limit) as a comment, since TOML has no null."
     return f"# {name} = (unset)\n" if v is None else f"{name} = {_toml(v)}\n"
 
-def options_toml(opts=None) -> str:
+def options_toml(opts=None  # options (default: the defaults)
+                ) -> str:
     "`opts` (default: every default) as a TOML file `options_from` reads, each field's reason a comment above it."
     opts, head, tables = opts or SimOptions(), [], []
     for f in dataclasses.fields(opts):
@@ -134,7 +139,8 @@ def print_options():
 # %% ../nbs/15_cli.ipynb #5d73610e
 ROLES = ("agent", "user", "writer", "judge")
 
-def parse_backend(spec: str) -> tuple:
+def parse_backend(spec: str  # offline, claude:MODEL or openai:[BASE_URL:]MODEL
+                 ) -> tuple:
     "(provider, base_url, model) from `offline`, `claude:MODEL`, `openai:MODEL` or `openai:BASE_URL:MODEL`."
     if spec in ("offline", "", None): return ("offline", None, None)
     provider, _, rest = spec.partition(":")
@@ -269,7 +275,8 @@ def _run_options(a) -> SimOptions:
     return dataclasses.replace(opts, **flags)
 
 # %% ../nbs/15_cli.ipynb #6e50908f
-def main(argv=None) -> int:
+def main(argv=None  # the arguments (default: the command line)
+        ) -> int:
     "Entry point of the `whilelab` command."
     p = argparse.ArgumentParser(prog="whilelab",
                                 description="Turn an agent's tools and policy into evals and training data.")

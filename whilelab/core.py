@@ -21,7 +21,8 @@ __all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STO
            'content_words', 'env_secrets', 'redact', 'find_secrets', 'close_with_loop', 'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
-def canonical_json(obj) -> str:
+def canonical_json(obj  # plain JSON values (and numpy numbers, sets, dates, ids, enums)
+                  ) -> str:
     "`obj` as compact JSON with sorted keys: the same value always gives the same text."
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default)
 
@@ -72,7 +73,10 @@ _TYPE_ALIASES = {"dict": "object", "float": "number", "tuple": "array", "list": 
                  "bool": "boolean", "str": "string", "double": "number", "long": "integer"}
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
 
-def normalize_schema(schema, tool: str = "?", path: str = "input_schema") -> dict:
+def normalize_schema(schema,                     # a JSON Schema as a tool set wrote it
+                     tool: str = "?",            # the tool's name, for errors
+                     path: str = "input_schema"  # where in the tool, for errors
+                    ) -> dict:
     "A copy of `schema` in standard JSON Schema: BFCL/Python type names mapped, objects completed."
     if not isinstance(schema, dict):
         raise SchemaError(tool, path, f"expected a JSON Schema object, got {type(schema).__name__}",
@@ -126,7 +130,10 @@ def normalize_schema(schema, tool: str = "?", path: str = "input_schema") -> dic
     return s
 
 # %% ../nbs/00_core.ipynb #e4b22c4b
-def check_refs(schema: dict, tool: str = "?", path: str = "input_schema"):
+def check_refs(schema: dict,               # a tool's input schema
+               tool: str = "?",            # the tool's name, for errors
+               path: str = "input_schema"  # where in the tool, for errors
+              ):
     "Refuse a `$ref` that points nowhere in `schema` (a typo in `$defs`) or outside it, naming where it stands."
     def walk(x, where):
         if isinstance(x, dict):
@@ -149,7 +156,8 @@ def check_refs(schema: dict, tool: str = "?", path: str = "input_schema"):
 _PY_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", list: "array",
              tuple: "array", type(None): "null"}
 
-def type_schema(tp) -> dict:
+def type_schema(tp  # a Python type hint
+               ) -> dict:
     "JSON Schema for a Python type hint."
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if tp is inspect.Parameter.empty or tp is typing.Any: return {}
@@ -175,7 +183,9 @@ def type_schema(tp) -> dict:
                     "or Optional[...]")
 
 # %% ../nbs/00_core.ipynb #14efa497
-def parse_docstring(doc: str | None, names=None) -> tuple[str, dict]:
+def parse_docstring(doc: str | None,  # a docstring
+                    names=None        # the parameters to look for
+                   ) -> tuple[str, dict]:
     """The summary of `doc` and parameter descriptions from an `Args:` section, or from `name: text` lines naming one
     of `names`."""
     if not doc: return "", {}
@@ -212,7 +222,9 @@ _READ_WORDS = ("get find list search lookup look read fetch show check calculate
                "format evaluate "
                "measure track watch see display print").split()
 
-def guess_effect(name: str, description: str = "") -> str:
+def guess_effect(name: str,             # the tool's name
+                 description: str = ""  # its description
+                ) -> str:
     """`'write'` when the tool's leading verb changes state, else `'read'`: from the name, else from the description's
     first verb."""
     words = [w.lower() for w in re.split(r"[_\W.]+|(?<=[a-z])(?=[A-Z])", name.strip()) if w]
@@ -239,7 +251,8 @@ def _singular_verb(w: str) -> str:
 _NAME_RE = re.compile(r"^[\w.\-:/]{1,128}$")
 _API_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")   # what the Anthropic and OpenAI APIs accept
 
-def api_alias(name: str) -> str:
+def api_alias(name: str  # a tool's name
+             ) -> str:
     """`name` if a model API accepts it, else a safe alias: other characters as '_', a hash of the name when it had to
     be cut."""
     if _API_NAME_RE.match(name): return name
@@ -386,7 +399,8 @@ def _from_dict(cls, x: dict) -> Tool:
                       "use an Anthropic (input_schema), OpenAI/BFCL (parameters) or MCP (inputSchema) tool")
 
 # %% ../nbs/00_core.ipynb #d0469046
-def tools(xs) -> list[Tool]:
+def tools(xs  # tools in any format: functions, dicts, `Tool`s
+         ) -> list[Tool]:
     "Tools from a list of functions or dicts (or an MCP `{'tools': [...]}` result); names must be unique."
     if isinstance(xs, dict) and "tools" in xs: xs = xs["tools"]
     elif isinstance(xs, (dict, Tool)) or callable(xs): xs = [xs]                # one tool, not in a list
@@ -463,7 +477,8 @@ ROW_SCHEMA = {
     },
 }
 
-def validate_row(row: dict) -> dict:
+def validate_row(row: dict  # a rollout row
+                ) -> dict:
     "`row` if it meets `ROW_SCHEMA`; else a `ValueError` naming the field."
     import jsonschema
     errs = sorted(jsonschema.Draft202012Validator(ROW_SCHEMA).iter_errors(row), key=lambda e: list(e.path))
@@ -487,7 +502,8 @@ class Kept(list):
         super().__init__(rows); self.left_out = dict(left_out or {})
 
 # %% ../nbs/00_core.ipynb #43f770e2
-def ungraded_counts(rows) -> dict:
+def ungraded_counts(rows  # graded rows
+                   ) -> dict:
     "How many rows `grade` left ungraded, by kind of reason ('rollout error', 'judge failed')."
     return dict(sorted(collections.Counter(r["ungraded"].split(":")[0] for r in rows if r.get("ungraded")).items()))
 
@@ -502,7 +518,10 @@ def _check_reward(r, i, where):
                          "reward must be finite")
 
 # %% ../nbs/00_core.ipynb #5c4e3721
-def graded_rows(rows, where: str, fields=GRADED_FIELDS) -> Kept:
+def graded_rows(rows,                 # rows
+                where: str,           # what needs them, for errors
+                fields=GRADED_FIELDS  # fields every row must hold
+               ) -> Kept:
     """The graded rows of `rows`; rows `grade` left ungraded (with a reason) are counted out. Else an error naming the
     row and field."""
     out, rows = Kept(), list(rows)
@@ -623,7 +642,9 @@ def shopfront() -> AgentSpec:
                                    update_shipping_address, escalate_to_human], SHOPFRONT_POLICY)
 
 # %% ../nbs/00_core.ipynb #e1160754
-def shared_data(name: str = "", start: str | Path | None = None) -> Path | None:
+def shared_data(name: str = "",                  # a file under ../shared/data
+                start: str | Path | None = None  # a path to search upwards from
+               ) -> Path | None:
     "Path of `shared/data/name` in the nearest ancestor's sibling `shared/` folder, or `None`."
     here = Path(start or Path.cwd()).resolve()
     for d in [here, *here.parents]:
@@ -644,7 +665,8 @@ def _stem(w: str) -> str:
         if len(w) > len(suf) + 2 and w.endswith(suf): return w[: -len(suf)]
     return w
 
-def content_words(text: str) -> list[str]:
+def content_words(text: str  # any text
+                 ) -> list[str]:
     "Stemmed content words of `text`, with everyday verbs mapped to the words tools use."
     text = re.sub(r"(?<=[a-z])(?=[A-Z])|_", " ", text)
     out = []
@@ -673,7 +695,8 @@ def env_secrets() -> list[str]:
                   key=len, reverse=True)
 
 # %% ../nbs/00_core.ipynb #b8bf81b0
-def redact(text) -> str:
+def redact(text  # any text
+          ) -> str:
     "`text` with API keys, bearer tokens and the values of secret environment variables replaced by `[redacted]`."
     out = str(text)
     for v in env_secrets(): out = out.replace(v, "[redacted]")
@@ -682,7 +705,8 @@ def redact(text) -> str:
     return out
 
 # %% ../nbs/00_core.ipynb #90aa0595
-def find_secrets(text) -> list[str]:
+def find_secrets(text  # any text
+                ) -> list[str]:
     """Substrings of `text` that look like secrets or are the value of a secret environment variable (for the publish
     gate and tests)."""
     text = str(text)
@@ -691,7 +715,8 @@ def find_secrets(text) -> list[str]:
 # %% ../nbs/00_core.ipynb #db44ff4d
 _CLOSE_WITH_LOOP = {}   # event loop -> async closers of what was opened on it
 
-def close_with_loop(aclose):
+def close_with_loop(aclose  # an async close function
+                   ):
     """Await `aclose()` when `run_sync`'s loop finishes: an HTTP client must close on the loop that opened it, not when
     it is collected."""
     import asyncio
@@ -707,7 +732,8 @@ async def _closing(coro):
             except Exception: pass   # a client that cannot close cleanly is garbage either way; the result stands
 
 # %% ../nbs/00_core.ipynb #cd5b83ab
-def run_sync(coro):
+def run_sync(coro  # a coroutine
+            ):
     """Run `coro` to completion from sync code, or from inside a running event loop (Jupyter); clients opened on the
     way are closed."""
     import asyncio, threading

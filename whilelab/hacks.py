@@ -21,7 +21,8 @@ CONFIDENT = ("certainly", "definitely", "guarantee", "complete certainty", "abso
 
 def _count(text: str, words) -> int: return sum(text.count(w) for w in words)
 
-def features(row) -> dict:
+def features(row  # a graded row
+            ) -> dict:
     "Surface features of a rollout, the usual suspects of reward hacking."
     t = _final_text(row); low = t.lower()
     return {"reply_chars": len(t), "boilerplate": _count(low, GradeOptions().boilerplate_phrases),
@@ -33,7 +34,9 @@ def features(row) -> dict:
 SURFACE = ("reply_chars", "boilerplate", "hedging", "apology", "confident", "exclamations")
 
 # %% ../nbs/11_hacks.ipynb #08c6b52b
-def variance_parts(rewards, groups) -> dict:
+def variance_parts(rewards,  # reward per row
+                   groups    # each row's group (its situation)
+                  ) -> dict:
     "Total reward variance split into within-task E[Var(r|task)] and between-task Var(E[r|task])."
     r, g = np.asarray(rewards, float), np.asarray(groups)
     _, gi = np.unique(g, return_inverse=True)

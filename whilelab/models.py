@@ -46,7 +46,9 @@ class ScriptedAgent:
 
 # %% ../nbs/12_models.ipynb #ff9b71c6
 @patch
-def flaw(self: ScriptedAgent, ctx: Ctx):
+def flaw(self: ScriptedAgent,
+         ctx: Ctx              # which rollout
+        ):
     "The flaw this rollout carries, drawn from its key: the same rollout always gets the same flaw."
     if "flaw" not in ctx.cache:
         r = rng_for(ctx.seed, "flaw", *ctx.key)
@@ -55,7 +57,10 @@ def flaw(self: ScriptedAgent, ctx: Ctx):
 
 # %% ../nbs/12_models.ipynb #d36f729c
 @patch
-def target(self: ScriptedAgent, text: str, schema) -> str:
+def target(self: ScriptedAgent,
+           text: str,            # what the person asked
+           schema                # the tools' schema
+          ) -> str:
     "The tool whose name and description best match what the person asked."
     key = (id(schema), text)
     if key not in self._targets:
@@ -81,7 +86,10 @@ def target(self: ScriptedAgent, text: str, schema) -> str:
 
 # %% ../nbs/12_models.ipynb #7029363a
 @patch
-async def respond(self: ScriptedAgent, messages: list[dict], ctx: Ctx) -> dict:
+async def respond(self: ScriptedAgent,
+                  messages: list[dict],  # the conversation so far
+                  ctx: Ctx               # which rollout: situation, phrasing, sample, seed
+                 ) -> dict:
     flaw = self.flaw(ctx)
     msg = self._decide(messages, ctx, flaw)
     # labelled only once the flaw changed what the agent did
@@ -114,7 +122,10 @@ def _need(hist, tool, args):
 def _call(tool, args, n) -> dict: return assistant_msg("", [(f"call_{n}", tool, args)])
 
 # %% ../nbs/12_models.ipynb #e25c9147
-def ids_in(text: str, entity: str, schema) -> list:
+def ids_in(text: str,    # what the person said
+           entity: str,  # whose ids: 'order', 'user', ...
+           schema        # the tools' schema (id shapes)
+          ) -> list:
     """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, or whole
     numbers."""
     prefix, nd = _id_format(schema.id_examples.get(entity, []), entity, schema.o.id_digits)
@@ -152,7 +163,10 @@ def _coerce(v, s: dict):
     return v
 
 # %% ../nbs/12_models.ipynb #186fed37
-def said_value(text: str, param: str, s: dict):
+def said_value(text: str,   # what the person said
+               param: str,  # the parameter
+               s: dict      # its JSON Schema
+              ):
     """The value the person gave for `param` ('Param: value.' or 'the param is value.'), JSON where they wrote JSON, in
     the schema's type."""
     m = _said_pattern(param).search(text)
@@ -367,7 +381,9 @@ def _by_name(self: TemplateUser, ctx) -> bool:
 
 # %% ../nbs/12_models.ipynb #bb5d6929
 @patch
-def opening(self: TemplateUser, ctx: Ctx) -> str:
+def opening(self: TemplateUser,
+            ctx: Ctx             # which rollout
+           ) -> str:
     "The person's first message: the same for every sample of a phrasing, so it is worded once."
     key = (id(ctx.situation), id(ctx.schema), ctx.seed, ctx.phrasing)
     held = self._openings.get(key)
@@ -400,7 +416,10 @@ def _word(self: TemplateUser, ctx: Ctx) -> str:
 
 # %% ../nbs/12_models.ipynb #a0658bbe
 @patch
-async def respond(self: TemplateUser, messages: list[dict], ctx: Ctx):
+async def respond(self: TemplateUser,
+                  messages: list[dict],  # the conversation so far
+                  ctx: Ctx               # which rollout: situation, phrasing, sample, seed
+                 ):
     said = [m for m in messages if m["role"] == "user"]
     if not said: return user_msg(self.opening(ctx))
     if len(said) >= self.opts.user_turns: return None
@@ -453,7 +472,9 @@ class BackendError(Exception):
     do."""
 
 # %% ../nbs/12_models.ipynb #147ddaeb
-def price_of(model: str, prices: dict = PRICES) -> tuple | None:
+def price_of(model: str,            # a model id (a dated id finds its alias)
+             prices: dict = PRICES  # USD per million tokens by model id
+            ) -> tuple | None:
     """(input, output) USD per million tokens for `model`, its dated id stripped to the alias; None when the table does
     not know it."""
     for m in (model, re.sub(r"-(\d{8}|\d{4}-\d{2}-\d{2})$", "", model), model.removesuffix("-latest")):
@@ -462,7 +483,11 @@ def price_of(model: str, prices: dict = PRICES) -> tuple | None:
     return None
 
 # %% ../nbs/12_models.ipynb #fadaa209
-def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: dict = PRICES):
+def cost_usd(model: str,            # a model id
+             input_tokens: int,     # tokens sent
+             output_tokens: int,    # tokens received
+             prices: dict = PRICES  # USD per million tokens by model id
+            ):
     "Cost of one call, or None for a model with no known price (unknown is not free)."
     p = price_of(model, prices)
     return None if p is None else round((input_tokens * p[0] + output_tokens * p[1]) / 1e6, 8)
@@ -525,7 +550,9 @@ def request_key(*parts) -> str:
 # %% ../nbs/12_models.ipynb #29cc8d47
 class RequestCache:
     "Model replies on disk by a hash of the full request and of which call of which rollout it is."
-    def __init__(self, path): self.path, self._db, self.hits, self.misses = Path(path), None, 0, 0
+    def __init__(self,
+                 path   # the SQLite file
+                ): self.path, self._db, self.hits, self.misses = Path(path), None, 0, 0
     def _conn(self):
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -551,7 +578,8 @@ class RequestCache:
     def __repr__(self): return f"RequestCache({self.path}, {self.hits} hits, {self.misses} misses)"
 
 # %% ../nbs/12_models.ipynb #aec866f7
-def request_cache(cache=None) -> RequestCache | None:
+def request_cache(cache=None  # a `RequestCache`, a path, False (none), or None (`WHILELAB_CACHE`, else the user's cache folder)
+                 ) -> RequestCache | None:
     "The cache a backend uses: `cache` if given (a path, a `RequestCache`, or False for none), else `WHILELAB_CACHE`'s."
     if isinstance(cache, RequestCache) or cache is False: return cache or None
     if cache is None or cache is True:
@@ -564,7 +592,15 @@ def request_cache(cache=None) -> RequestCache | None:
 class _SDKClient:
     """Builds an async SDK client; pickles without the key (a copy in another process reads it from that process's
     environment)."""
-    def __init__(self, sdk: str, cls: str, var: str, api_key=None, required: bool = True, transport=None, **kw):
+    def __init__(self,
+                 sdk: str,
+                 cls: str,
+                 var: str,
+                 api_key=None,
+                 required: bool = True,
+                 transport=None,
+                 **kw
+                ):
         self.sdk, self.cls, self.var, self.api_key, self.required, self.transport, self.kw = sdk, cls, var, api_key, required, transport, kw
     def __call__(self):
         mod = importlib.import_module(self.sdk)
@@ -576,7 +612,10 @@ class _SDKClient:
 # %% ../nbs/12_models.ipynb #6a950c21
 class _PerLoop:
     "Build one client and one semaphore per running event loop."
-    def __init__(self, make_client, concurrency: int):
+    def __init__(self,
+                 make_client,
+                 concurrency: int
+                ):
         self.make_client, self.concurrency, self._by_loop = make_client, concurrency, {}
     def get(self):
         loop = asyncio.get_running_loop()
@@ -630,7 +669,13 @@ class ClaudeBackend:
 
 # %% ../nbs/12_models.ipynb #60972262
 @patch
-async def create(self: ClaudeBackend, system: str, messages: list, tools=None, key=(), opts=None):
+async def create(self: ClaudeBackend,
+                 system: str,          # the system prompt
+                 messages: list,       # the conversation
+                 tools=None,           # tools in the API's form
+                 key=(),               # the call's stable key (cache, backoff)
+                 opts=None             # retries (default: the backend's)
+                ):
     "One Messages API call, retried on passing failures as this backend's `opts`, else the run's `opts`, say."
     import anthropic
     client, sem = self._clients.get()
@@ -648,7 +693,11 @@ async def create(self: ClaudeBackend, system: str, messages: list, tools=None, k
 
 # %% ../nbs/12_models.ipynb #1d2268a7
 @patch
-def request(self: ClaudeBackend, system: str, messages: list, tools=None) -> dict:
+def request(self: ClaudeBackend,
+            system: str,          # the system prompt
+            messages: list,       # the conversation
+            tools=None            # tools in the API's form
+           ) -> dict:
     "The Messages API request body (no `extra_body`), its stable prefix marked for caching when `prompt_cache`."
     kw = dict(model=self.model, max_tokens=self.max_tokens, system=system, messages=messages)
     if tools: kw["tools"] = tools
@@ -656,7 +705,10 @@ def request(self: ClaudeBackend, system: str, messages: list, tools=None) -> dic
 
 # %% ../nbs/12_models.ipynb #83b8155a
 @patch
-def usage(self: ClaudeBackend, resp, share: float = 1.0) -> dict:
+def usage(self: ClaudeBackend,
+          resp,                 # an API response
+          share: float = 1.0    # the part of a batch's cost this call bears
+         ) -> dict:
     "The call's tokens and cost (at `share` of the price: a batched call's)."
     u = getattr(resp, "usage", None)
     return _usage(self.model, getattr(u, "input_tokens", 0), getattr(u, "output_tokens", 0), self.prices,
@@ -664,20 +716,32 @@ def usage(self: ClaudeBackend, resp, share: float = 1.0) -> dict:
 
 # %% ../nbs/12_models.ipynb #be4716ca
 @patch
-async def answer(self: ClaudeBackend, system: str, prompt: str, key=(), opts=None) -> dict:
+async def answer(self: ClaudeBackend,
+                 system: str,          # the system prompt
+                 prompt: str,          # the one user message
+                 key=(),               # the call's stable key
+                 opts=None             # retries (default: the backend's)
+                ) -> dict:
     "A single-turn reply (for judges and writers): its `text`, `usage` and `stop_reason`."
     return self.reply(await self.create(system, [{"role": "user", "content": prompt}], key=key, opts=opts))
 
 # %% ../nbs/12_models.ipynb #1f228b74
 @patch
-def reply(self: ClaudeBackend, resp, share: float = 1.0) -> dict:
+def reply(self: ClaudeBackend,
+          resp,                 # an API response
+          share: float = 1.0    # the part of a batch's cost this call bears
+         ) -> dict:
     "A reply's `text`, `usage` (cost at `share` of the price) and `stop_reason`."
     return {"text": _text(resp), "usage": self.usage(resp, share),
             "stop_reason": getattr(resp, "stop_reason", None)}
 
 # %% ../nbs/12_models.ipynb #459872a5
 @patch
-async def text(self: ClaudeBackend, system: str, prompt: str, key=()) -> str:
+async def text(self: ClaudeBackend,
+               system: str,          # the system prompt
+               prompt: str,          # the one user message
+               key=()                # the call's stable key
+              ) -> str:
     "The text of a single-turn reply."
     return (await self.answer(system, prompt, key))["text"]
 
@@ -695,10 +759,17 @@ def _claude_turn(resp, backend, spec=None) -> dict:
 class ClaudeAgent:
     "The agent under test as Claude: the policy as system prompt, the tools as Anthropic tools."
     name, family = "claude", "anthropic"
-    def __init__(self, model: str = DEFAULT_CLAUDE, backend: ClaudeBackend | None = None, **kw):
+    def __init__(self,
+                 model: str = DEFAULT_CLAUDE,           # the model id
+                 backend: ClaudeBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
+                 **kw
+                ):
         self.backend = backend or ClaudeBackend(model, **kw)
         self.sampling = dict(self.backend.sampling)
-    async def respond(self, messages, ctx) -> dict:
+    async def respond(self,
+                      messages,  # the conversation so far
+                      ctx        # which rollout: situation, phrasing, sample, seed
+                     ) -> dict:
         _, msgs = to_anthropic(messages, ctx.spec.api_names())
         resp = await self.backend.create(ctx.spec.policy, msgs, [t.to_anthropic() for t in ctx.spec.tools],
                                          key=ctx.key + ("agent", len(messages)), opts=ctx.opts)
@@ -707,7 +778,8 @@ class ClaudeAgent:
 # %% ../nbs/12_models.ipynb #1f225d2d
 STOP = "###STOP###"
 
-def person_brief(ctx) -> str:
+def person_brief(ctx  # which rollout: the person's stance and what they know
+                ) -> str:
     "The simulated person's instructions for this situation."
     from whilelab.axes import STANCES, HISTORY
     sit = ctx.situation
@@ -723,7 +795,8 @@ def person_brief(ctx) -> str:
 # %% ../nbs/12_models.ipynb #5852036a
 OPENS = "(The support chat opens. Write your first message.)"
 
-def flipped(messages) -> list[dict]:
+def flipped(messages  # the conversation from the agent's side
+           ) -> list[dict]:
     """The conversation as the person sees it: the agent's words as the other side, tool traffic unseen, same-speaker
     turns joined."""
     out = [{"role": "user", "content": OPENS}]
@@ -740,9 +813,16 @@ def flipped(messages) -> list[dict]:
 class ClaudeUser:
     "A simulated person played by Claude, briefed by the situation."
     name, family = "claude-user", "anthropic"
-    def __init__(self, model: str = DEFAULT_CLAUDE, backend: ClaudeBackend | None = None, **kw):
+    def __init__(self,
+                 model: str = DEFAULT_CLAUDE,           # the model id
+                 backend: ClaudeBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
+                 **kw
+                ):
         self.backend = backend or ClaudeBackend(model, **kw)
-    async def respond(self, messages, ctx):
+    async def respond(self,
+                      messages,  # the conversation so far
+                      ctx        # which rollout: situation, phrasing, sample, seed
+                     ):
         if not messages and ctx.situation.goal.get("opening"): return user_msg(ctx.situation.goal["opening"])
         resp = await self.backend.create(person_brief(ctx), flipped(messages), key=ctx.key + ("user", len(messages)),
                                          opts=ctx.opts)
@@ -773,7 +853,13 @@ def claude_judge(policy: str,                    # the policy the judge grades a
 class ClaudeWriter:
     "A situation writer backed by Claude: for a cell, the person's opening message in its own words."
     name, family = "claude-writer", "anthropic"
-    def __init__(self, axes, model: str = DEFAULT_CLAUDE, backend: ClaudeBackend | None = None, seed: int = 0, **kw):
+    def __init__(self,
+                 axes,                                  # the axes whose cells it drafts openings for
+                 model: str = DEFAULT_CLAUDE,           # the model id
+                 backend: ClaudeBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
+                 seed: int = 0,                         # run seed
+                 **kw
+                ):
         from whilelab.search import TemplateWriter
         self.backend, self.fallback = backend or ClaudeBackend(model, **kw), TemplateWriter(axes, seed)
     async def draft(self, cell, key) -> dict:
@@ -787,7 +873,10 @@ class ClaudeWriter:
         return {**base, "opening": text.strip()}
 
 # %% ../nbs/12_models.ipynb #323927a1
-def to_openai(messages, system: str | None = None, names: dict | None = None) -> list[dict]:
+def to_openai(messages,                   # a conversation in the chat form rows keep
+              system: str | None = None,  # a system prompt to put first
+              names: dict | None = None   # tool name -> the name the API was given
+             ) -> list[dict]:
     """Messages for chat completions: tool-call arguments as JSON strings, tools named as `names` maps them, the system
     prompt first."""
     out, names = ([{"role": "system", "content": system}] if system else []), names or {}
@@ -849,11 +938,18 @@ FINISH_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "too
 class OpenAIAgent:
     "The agent under test on an OpenAI-compatible endpoint, with per-token log-probabilities on every row."
     name = "openai-compatible"
-    def __init__(self, model: str, backend: OpenAIBackend | None = None, **kw):
+    def __init__(self,
+                 model: str,                            # the model id
+                 backend: OpenAIBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
+                 **kw
+                ):
         self.backend = backend or OpenAIBackend(model, **kw)
         self.family, self.sampling = self.backend.family, dict(self.backend.sampling)
 
-    async def respond(self, messages, ctx) -> dict:
+    async def respond(self,
+                      messages,  # the conversation so far
+                      ctx        # which rollout: situation, phrasing, sample, seed
+                     ) -> dict:
         b = self.backend
         request = dict(model=b.model, messages=to_openai(messages, ctx.spec.policy, ctx.spec.api_names()),
                        tools=[t.to_openai() for t in ctx.spec.tools], logprobs=True, temperature=b.temperature,
@@ -918,7 +1014,10 @@ async def run_batch(api,                      # a provider's batch calls: `submi
 # %% ../nbs/12_models.ipynb #e29469a1
 class AnthropicBatches:
     "The Message Batches API: submit requests, check whether the batch has ended, read its results."
-    def __init__(self, client, opts=None): self.client, self.opts = client, opts or RolloutOptions()
+    def __init__(self,
+                 client,    # the provider SDK's client
+                 opts=None  # retries and backoff (default: `RolloutOptions()`)
+                ): self.client, self.opts = client, opts or RolloutOptions()
     async def _do(self, call):
         import anthropic
         return await _guarded(call, ("batch",), self.opts, anthropic, "the Message Batches API", "ANTHROPIC_API_KEY")
@@ -940,7 +1039,10 @@ class OpenAIBatches:
     """OpenAI's Batch API on chat completions: a JSONL file of requests, a batch over it, then its output and error
     files."""
     DONE = ("completed", "failed", "expired", "cancelled")
-    def __init__(self, client, opts=None): self.client, self.opts = client, opts or RolloutOptions()
+    def __init__(self,
+                 client,    # the provider SDK's client
+                 opts=None  # retries and backoff (default: `RolloutOptions()`)
+                ): self.client, self.opts = client, opts or RolloutOptions()
     async def _do(self, call):
         import openai
         return await _guarded(call, ("batch",), self.opts, openai, "the Batch API", "OPENAI_API_KEY")
@@ -996,14 +1098,20 @@ async def answer_batch(self: ClaudeBackend,
 
 # %% ../nbs/12_models.ipynb #794fdea2
 @patch
-def single(self: OpenAIBackend, system: str, prompt: str) -> dict:
+def single(self: OpenAIBackend,
+           system: str,          # the system prompt
+           prompt: str           # the one user message
+          ) -> dict:
     "A single-turn chat request (for judges and writers)."
     msgs = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
     return dict(model=self.model, messages=msgs, temperature=self.temperature, max_tokens=self.max_tokens)
 
 # %% ../nbs/12_models.ipynb #71d8ff33
 @patch
-def reply(self: OpenAIBackend, resp, share: float = 1.0) -> dict:
+def reply(self: OpenAIBackend,
+          resp,                 # an API response
+          share: float = 1.0    # the part of a batch's cost this call bears
+         ) -> dict:
     "A chat completion's `text`, `usage` (cost at `share` of the price) and `stop_reason`, as `ClaudeBackend.reply`."
     if not getattr(resp, "choices", None): raise BackendError("the endpoint answered with no choices")
     ch, u = resp.choices[0], getattr(resp, "usage", None)
@@ -1013,13 +1121,22 @@ def reply(self: OpenAIBackend, resp, share: float = 1.0) -> dict:
 
 # %% ../nbs/12_models.ipynb #d30b666e
 @patch
-async def answer(self: OpenAIBackend, system: str, prompt: str, key=(), opts=None) -> dict:
+async def answer(self: OpenAIBackend,
+                 system: str,          # the system prompt
+                 prompt: str,          # the one user message
+                 key=(),               # the call's stable key
+                 opts=None             # retries (default: the backend's)
+                ) -> dict:
     "A single-turn reply: its `text`, `usage` and `stop_reason`."
     return self.reply(await self.call("chat", self.single(system, prompt), key, opts))
 
 # %% ../nbs/12_models.ipynb #1893b84c
 @patch
-async def answer_batch(self: OpenAIBackend, system: str, prompts: list, opts: BatchOptions | None = None) -> list:
+async def answer_batch(self: OpenAIBackend,
+                       system: str,                      # the system prompt of every request
+                       prompts: list,                    # one user message per request
+                       opts: BatchOptions | None = None  # polling and price of the batch endpoint
+                      ) -> list:
     "What `answer` gives for each prompt, or a `BackendError`; through the Batch API, at the batch price."
     import openai
     opts, reqs = opts or BatchOptions(), [self.single(system, p) for p in prompts]
@@ -1051,7 +1168,10 @@ class OpenAIUser:
                  **kw):   # for `OpenAIBackend` (base_url, ...)
         self.backend = backend or OpenAIBackend(model, **kw)
         self.family = self.backend.family
-    async def respond(self, messages, ctx):
+    async def respond(self,
+                      messages,  # the conversation so far
+                      ctx        # which rollout: situation, phrasing, sample, seed
+                     ):
         if not messages and ctx.situation.goal.get("opening"): return user_msg(ctx.situation.goal["opening"])
         b = self.backend
         request = dict(model=b.model, messages=to_openai(flipped(messages), person_brief(ctx)),
@@ -1062,7 +1182,11 @@ class OpenAIUser:
 
 # %% ../nbs/12_models.ipynb #707f543e
 @patch
-async def text(self: OpenAIBackend, system: str, prompt: str, key=()) -> str:
+async def text(self: OpenAIBackend,
+               system: str,          # the system prompt
+               prompt: str,          # the one user message
+               key=()                # the call's stable key
+              ) -> str:
     "The text of a single-turn reply."
     return (await self.answer(system, prompt, key))["text"]
 
@@ -1070,7 +1194,13 @@ async def text(self: OpenAIBackend, system: str, prompt: str, key=()) -> str:
 class OpenAIWriter(ClaudeWriter):
     "A situation writer on an OpenAI-compatible endpoint: for a cell, the person's opening message in its own words."
     name = "openai-writer"
-    def __init__(self, axes, model: str, backend: OpenAIBackend | None = None, seed: int = 0, **kw):
+    def __init__(self,
+                 axes,                                  # the axes whose cells it drafts openings for
+                 model: str,                            # the model id
+                 backend: OpenAIBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
+                 seed: int = 0,                         # run seed
+                 **kw
+                ):
         super().__init__(axes, backend=backend or OpenAIBackend(model, **kw), seed=seed)
         self.family = self.backend.family
 
@@ -1083,7 +1213,11 @@ class NotAligned(ValueError):
     "The reference model's tokens cannot be matched one for one to the tokens the policy produced."
 
 # %% ../nbs/12_models.ipynb #4da65b16
-def token_spans(tokens, logprobs, offsets, text: str) -> dict:
+def token_spans(tokens,    # the agent's tokens
+                logprobs,  # their log probabilities
+                offsets,   # each token's character offset in `text`
+                text: str  # the message they spell
+               ) -> dict:
     """(start, end) in `text` -> logprob of each echoed token; from `offsets` when given (a BOS token takes no text),
     else by summing lengths."""
     if offsets is None:
@@ -1099,7 +1233,11 @@ def token_spans(tokens, logprobs, offsets, text: str) -> dict:
 class ReferenceScorer:
     """Log-probabilities, under a reference model on an OpenAI-compatible completions endpoint, of exactly the text
     tokens the policy produced."""
-    def __init__(self, model: str, backend: OpenAIBackend | None = None, **kw):
+    def __init__(self,
+                 model: str,                            # the model id
+                 backend: OpenAIBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
+                 **kw
+                ):
         self.backend = backend or OpenAIBackend(model, **kw)
 
     async def score_row(self, row) -> dict:
@@ -1129,7 +1267,9 @@ class ReferenceScorer:
         return {"policy": pol, "reference": ref, "tokens": len(pol), "skipped_turns": skipped}
 
 # %% ../nbs/12_models.ipynb #8d142158
-def kl_estimate(policy_logprobs, ref_logprobs) -> dict:
+def kl_estimate(policy_logprobs,  # the agent's log probabilities of its tokens
+                ref_logprobs      # the reference model's, token for token
+               ) -> dict:
     """Per-row KL estimate E[log p - log q] over tokens matched one for one; no estimate (`kl` None) when the lists do
     not match."""
     aligned = len(policy_logprobs) == len(ref_logprobs)

@@ -136,7 +136,10 @@ def assistant_msg(text: str = "", calls=()) -> dict:
     return m
 
 # %% ../nbs/05_rollout.ipynb #c5ce1153
-def tool_msg(call_id: str, name: str, payload) -> dict:
+def tool_msg(call_id: str,  # the id of the call it answers
+             name: str,     # the tool
+             payload        # its answer (JSON text as given, else encoded)
+            ) -> dict:
     return {"role": "tool", "tool_call_id": call_id, "name": name,
             "content": payload if isinstance(payload, str) else canonical_json(payload)}
 
@@ -149,7 +152,9 @@ def _append(out: list, role: str, content):
     last = out[-1]["content"]
     out[-1]["content"] = last + "\n\n" + content if isinstance(last, str) and isinstance(content, str) else _blocks(last) + _blocks(content)
 
-def to_anthropic(messages: list[dict], names: dict | None = None) -> tuple[str, list[dict]]:
+def to_anthropic(messages: list[dict],      # a conversation in the chat form rows keep
+                 names: dict | None = None  # tool name -> the name the API was given (`api_name`)
+                ) -> tuple[str, list[dict]]:
     """(system, messages) for the Messages API: calls as tool_use blocks (named as `names` maps them), results as
     tool_result blocks."""
     names, system, out = names or {}, "", []
@@ -181,7 +186,9 @@ class Ctx:
     def key(self) -> tuple: return (self.situation.id, self.phrasing, self.sample)
 
 # %% ../nbs/05_rollout.ipynb #168d0c20
-def as_reply(out, spec: AgentSpec) -> dict:
+def as_reply(out,             # what an agent function returned: text, or a dict with content and tool_calls
+             spec: AgentSpec  # the agent's tools, to read their names
+            ) -> dict:
     "An assistant turn from what an agent function returned: text, or a message with `content` and `tool_calls`."
     if isinstance(out, str): return assistant_msg(out)
     if not isinstance(out, dict):
@@ -212,7 +219,9 @@ class _Wrapped:
         if self._async: out = await out
         return as_reply(out, ctx.spec) if self._tools else out
 
-def as_agent(x, name: str | None = None):
+def as_agent(x,  # an object with async `respond`, or a function of (messages, ctx) or (messages, tools)
+             name: str | None = None  # its name in rows (default: the function's)
+            ):
     "`x` if it has an async `respond`; else a plain callable `f(messages, ctx)` or `f(messages, tools)` wrapped as one."
     if hasattr(x, "respond") and inspect.iscoroutinefunction(x.respond): return x
     if callable(x): return _Wrapped(x, name or getattr(x, "__name__", "agent"))
@@ -250,7 +259,11 @@ def retry_after(e: BaseException):
     except (TypeError, ValueError): return None
 
 # %% ../nbs/05_rollout.ipynb #af574588
-async def with_retries(fn, key, opts: RolloutOptions, sleep=asyncio.sleep):
+async def with_retries(fn,                    # a function returning an awaitable
+                       key,                   # the call's stable key: its backoff is drawn from it
+                       opts: RolloutOptions,  # retries and backoff
+                       sleep=asyncio.sleep    # how to wait (a test's fake clock)
+                      ):
     "Await `fn()`, retrying transient errors with capped, seeded exponential backoff."
     for attempt in range(opts.max_retries + 1):
         try: return await fn()
@@ -279,7 +292,8 @@ class StoreBusy(RuntimeError):
     "Another process is writing this store."
 
 # %% ../nbs/05_rollout.ipynb #0099f7dd
-def hold_lock(path):
+def hold_lock(path  # the store
+             ):
     """An open file holding the exclusive lock on store `path` (`<store>.lock`); close it to release. The OS drops it
     when a process dies."""
     f = open(Path(path).with_name(Path(path).name + ".lock"), "a")
@@ -372,19 +386,24 @@ def close(self: RowStore):
 def rows(self: RowStore) -> list[dict]: return read_rows(self.path)
 
 # %% ../nbs/05_rollout.ipynb #5ff082f4
-def iter_rows(path):
+def iter_rows(path  # a JSONL store
+             ):
     "Rows of a JSONL store one at a time, in file order, without holding them; a torn last line is skipped."
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.endswith("\n"): yield json.loads(line)
 
 # %% ../nbs/05_rollout.ipynb #f1407025
-def read_rows(path) -> list[dict]:
+def read_rows(path  # a JSONL store
+             ) -> list[dict]:
     "Rows of a JSONL store, sorted by (situation, phrasing, sample); a torn last line is ignored."
     return sorted(iter_rows(path), key=row_key)
 
 # %% ../nbs/05_rollout.ipynb #8143adeb
-def signature(calls: list[dict], faults: list[dict], outcome: str) -> str:
+def signature(calls: list[dict],   # the rollout's calls (tool and status)
+              faults: list[dict],  # the faults that fired
+              outcome: str         # how it ended
+             ) -> str:
     "A short stable hash of what the agent did."
     return stable_hash([c["tool"] for c in calls], sorted({f["fault"] for f in faults}), outcome, n=10)
 
@@ -395,7 +414,9 @@ def _outcome(sit: Situation, calls: list[dict]) -> str:
     return mine[-1]
 
 # %% ../nbs/05_rollout.ipynb #f8b96b3a
-def add_usage(total: dict | None, u: dict) -> dict:
+def add_usage(total: dict | None,  # usage so far (None: nothing yet)
+              u: dict              # one more call's usage
+             ) -> dict:
     "Two usage entries summed; a cost unknown in either (a model with no price) stays unknown (None), never 0."
     if not total: return dict(u)
     # calls and every kind of token
@@ -642,12 +663,14 @@ def rollouts(*args, **kw) -> list[dict] | StoredRows:
     return run_sync(arun(*args, **kw))
 
 # %% ../nbs/05_rollout.ipynb #7c251ac8
-def strip_timings(row: dict) -> str:
+def strip_timings(row: dict  # a rollout row
+                 ) -> str:
     "A row as canonical JSON without its timing fields: what determinism is checked on."
     return canonical_json({k: v for k, v in row.items() if k != "timings"})
 
 # %% ../nbs/05_rollout.ipynb #afed9e16
-def delivered_cell(row: dict) -> dict:
+def delivered_cell(row: dict  # a rollout row
+                  ) -> dict:
     """The row's cell as it happened: `tool` only if it was called, `condition` from the faults that fired, not from
     the plan."""
     cell = dict(row["cell"])
@@ -662,7 +685,8 @@ def delivered_cell(row: dict) -> dict:
     return cell
 
 # %% ../nbs/05_rollout.ipynb #87ba32e6
-def miss_reason(row: dict) -> str | None:
+def miss_reason(row: dict  # a rollout row
+               ) -> str | None:
     "Why `row` did not deliver its planned cell, in words; None when it did."
     cell = row["cell"]
     if delivered_cell(row) == cell: return None

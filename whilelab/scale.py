@@ -13,7 +13,9 @@ from .rollout import play_all, merged, Encoded, let_go_of_stores
 __all__ = ['shard', 'play_shard', 'RayExecutor', 'ProcessExecutor']
 
 # %% ../nbs/09_scale.ipynb #24acc8cd
-def shard(jobs, n: int) -> list[list]:
+def shard(jobs,   # (situation, phrasing, sample) triples
+          n: int  # shards at most
+         ) -> list[list]:
     """`jobs` ((situation, phrasing, sample) triples) in at most `n` non-empty shards, each situation's jobs together
     and in order."""
     if not isinstance(n, int) or n < 1: raise ValueError(f"n must be a positive integer, got {n!r}. Fix: e.g. n=8")
@@ -24,7 +26,15 @@ def shard(jobs, n: int) -> list[list]:
     return [list(itertools.chain.from_iterable(groups[i::n])) for i in range(n)]
 
 # %% ../nbs/09_scale.ipynb #33590019
-def play_shard(jobs, spec, agent, user, seed: int, opts, run_id: str, batch_rows: int = RayOptions().batch_rows):
+def play_shard(jobs,                                      # the shard's (situation, phrasing, sample) triples
+               spec,                                      # the agent: tools and policy
+               agent,                                     # the agent under test
+               user,                                      # the simulated person
+               seed: int,                                 # run seed
+               opts,                                      # rollout options
+               run_id: str,                               # the run every row names
+               batch_rows: int = RayOptions().batch_rows  # rows per batch sent back
+              ):
     "Play `jobs` with `play_all` and yield their rows, `Encoded`, in batches: the body of one Ray task."
     q, end, stop = queue.Queue(), object(), threading.Event()
     async def drain():
@@ -86,7 +96,9 @@ class RayExecutor:
         "CPUs in the cluster."
         return max(1, int(self.connect().cluster_resources().get("CPU", 1)))
 
-    def shards(self, jobs) -> list[list]:
+    def shards(self,
+               jobs   # (situation, phrasing, sample) triples
+              ) -> list[list]:
         "`jobs` in `shards_per_slot` shards per task slot (cluster CPUs / `cpus_per_shard`)."
         return shard(jobs, max(1, int(self.cpus() / self.options.cpus_per_shard)) * self.options.shards_per_slot)
 
@@ -180,7 +192,15 @@ def _pickled(spec, agent, user, seed, opts, run_id) -> bytes:
 
 # %% ../nbs/09_scale.ipynb #a1e1c09e
 @patch
-async def stream(self: ProcessExecutor, jobs, spec, agent, user, seed, opts, run_id):
+async def stream(self: ProcessExecutor,
+                 jobs,                   # (situation, phrasing, sample) triples
+                 spec,                   # the agent: tools and policy
+                 agent,                  # the agent under test
+                 user,                   # the simulated person
+                 seed,                   # run seed
+                 opts,                   # rollout options
+                 run_id                  # the run every row names
+                ):
     "Rows of `jobs` as the workers finish their chunks; leaving early stops the chunks still playing."
     if not jobs: return
     run, pool, loop = _pickled(spec, agent, user, seed, opts, run_id), self.pool(), asyncio.get_running_loop()

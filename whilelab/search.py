@@ -59,7 +59,10 @@ def clamp_weights(w: dict,       # arm -> weight (any scale, finite, >= 0)
     return _clip_scaled(w, lo, hi)
 
 # %% ../nbs/03_search.ipynb #dfe30190
-def update_weights(w: dict, yields: dict, opts: SearchOptions) -> dict:
+def update_weights(w: dict,             # arm -> weight
+                   yields: dict,        # arm -> its share of new behaviour this batch
+                   opts: SearchOptions  # growth, floors and caps
+                  ) -> dict:
     "One batch's update: `w *= 1 + growth * yield` for the arms that ran, then clamp to the floors and caps."
     bad = {a: y for a, y in yields.items() if isinstance(y, bool) or not isinstance(y, (int, float)) or not 0 <= y <= 1}
     if bad:
@@ -68,7 +71,10 @@ def update_weights(w: dict, yields: dict, opts: SearchOptions) -> dict:
     return clamp_weights({a: v * (1 + opts.growth * yields.get(a, 0.0)) for a, v in w.items()}, opts.floors, opts.caps)
 
 # %% ../nbs/03_search.ipynb #7f938de7
-def allocate(w: dict, n: int, u: float = 0.5) -> dict:
+def allocate(w: dict,        # arm -> weight
+             n: int,         # situations to share out
+             u: float = 0.5  # systematic sampling offset in [0, 1)
+            ) -> dict:
     """Split `n` situations by weight with systematic sampling at offset `u` in [0, 1): each arm gets floor or ceil of
     w*n."""
     arms, cum = list(w), np.cumsum([w[a] for a in w])
@@ -107,7 +113,10 @@ class TemplateWriter:
     "Offline situation writer: new draws of a cell, or a free cell within the axes."
     name, family = "template-writer", "whilelab-offline"
     def __init__(self, axes: Axes, seed: int = 0): self.axes, self.seed = axes, seed
-    async def draft(self, cell, key) -> dict:
+    async def draft(self,
+                    cell,  # a plan cell
+                    key    # which draft (a stable key)
+                   ) -> dict:
         if cell is not None: return {"cell": dict(cell), "variant": f"draft-{key}"}
         rng = rng_for(self.seed, "free-cell", key)
         for _ in range(100):
@@ -176,7 +185,8 @@ def why_undeliverable(self: Search) -> list[dict]:
     return [{"cell": c, "reason": self.misses.get(canonical_json(c), "never played")} for c in self.undeliverable()]
 
 # %% ../nbs/03_search.ipynb #b4e0524d
-def failed(row) -> bool:
+def failed(row  # a graded row
+          ) -> bool:
     """A graded row that failed (below the pass mark); an ungraded row (an outage, no label) is not a failure of the
     agent."""
     return row.get("reward") is not None and row["reward"] < _PASS_MARK
@@ -186,7 +196,9 @@ _PASS_MARK = StatsOptions().pass_threshold   # stats' PASS_THRESHOLD, without lo
 # %% ../nbs/03_search.ipynb #87be1f43
 GRID_ARMS = ("structured", "llm_guided")   # the arms that play owed cells; the others explore around them
 
-def pairs_owed(self, cell: dict) -> set:
+def pairs_owed(self,
+               cell: dict  # a plan cell
+              ) -> set:
     "The pairs of `cell` no row has delivered yet (none before the first batch is graded)."
     return pairs_of(self.cov, cell) & self.todo if self.todo else set()
 
@@ -433,7 +445,9 @@ def step(self) -> dict | None:
     return rec
 
 # %% ../nbs/03_search.ipynb #7e40d047
-def run(self, max_batches: int | None = None) -> str | None:
+def run(self,
+        max_batches: int | None = None  # stop after this many (None: until saturation or budget)
+       ) -> str | None:
     "Step until saturation, the budget, or `max_batches`; returns why it stopped (None if it may go on)."
     n = 0
     while not self.stopped and (max_batches is None or n < max_batches):
@@ -443,7 +457,9 @@ def run(self, max_batches: int | None = None) -> str | None:
 Search.step, Search.run = step, run
 
 # %% ../nbs/03_search.ipynb #eda6da66
-def pairs_of(cov: xr.Dataset, cell: dict) -> set:
+def pairs_of(cov: xr.Dataset,  # delivered coverage
+             cell: dict        # a plan cell
+            ) -> set:
     "The (axis, value, axis, value) pairs of `cell`, oriented as `cov`'s variables (and `missing_pairs`) are."
     axis_pairs = (n.split("__") for n in cov.data_vars)
     return {(a, str(cell[a]), b, str(cell[b])) for a, b in axis_pairs if a in cell and b in cell}

@@ -16,7 +16,8 @@ from fastcore.basics import patch
 __all__ = ['snapshot', 'JudgeInspector', 'agreement_line', 'SearchPanel', 'step', 'run', 'pause', 'refresh']
 
 # %% ../nbs/14_widgets.ipynb #8ecf1ac9
-def snapshot(w) -> str:
+def snapshot(w  # a widget
+            ) -> str:
     "Static HTML of widget `w` as it stands: boxes laid out, labels and values shown, images inlined."
     import base64
     kids = "".join(snapshot(c) for c in getattr(w, "children", ()))
@@ -78,7 +79,9 @@ class JudgeInspector:
                 and (want is None or (self.labels[i].label, self.gold[i]) == want)]
 
 # %% ../nbs/14_widgets.ipynb #410c0374
-def agreement_line(gold, judged) -> str:
+def agreement_line(gold,   # gold labels, row for row
+                   judged  # the judge's labels
+                  ) -> str:
     "Agreement with its Wilson interval, kappa with its interval, and n, on one line."
     g, j = np.asarray(gold), np.asarray(judged)
     if not len(g): return "no rows match the filters"
@@ -231,7 +234,9 @@ def step(self):
     self.search.step(); self.state = "paused"; self.refresh()
 
 # %% ../nbs/14_widgets.ipynb #25fdf0a0
-def run(self, background: bool = True):
+def run(self,
+        background: bool = True  # play in a thread, so the panel stays live
+       ):
     "Play batches until the search stops or pause is pressed (in a thread unless `background=False`), drawing each."
     self._pause.clear()
     def loop():

@@ -15,7 +15,8 @@ from .defaults import WorldOptions
 # %% ../nbs/04_world.ipynb #e87951a1
 def _singular(w: str) -> str: return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
 
-def values_in(tables: dict) -> frozenset:
+def values_in(tables: dict  # entity -> {id: record}
+             ) -> frozenset:
     "The ids and text values of the records in `tables` (entity -> {id: record})."
     return frozenset([str(i) for t in tables.values() for i in t] +
                      [v for t in tables.values() for r in t.values() for v in r.values() if isinstance(v, str)])
@@ -32,7 +33,10 @@ def _example_values(desc: str) -> list[str]:
 # %% ../nbs/04_world.ipynb #92e2ebb6
 class Schema:
     "What a set of tools says about the world: entities, their fields, owners, and each tool's role."
-    def __init__(self, tools, options: WorldOptions = WorldOptions()):
+    def __init__(self,
+                 tools,                                  # the tools, any format
+                 options: WorldOptions = WorldOptions()  # pools, numbers and fault modes
+                ):
         self.tools = {t.name: t for t in as_tools(tools)}
         self.o = options
         self.entities: dict[str, dict] = {}            # entity -> {field: schema}
@@ -91,7 +95,9 @@ def _role(self: Schema, t: Tool) -> dict:
 
 # %% ../nbs/04_world.ipynb #6670f326
 @patch
-def entity_at_stake(self: Schema, tool: str) -> str | None:
+def entity_at_stake(self: Schema,
+                    tool: str      # a tool name
+                   ) -> str | None:
     """The entity a situation about `tool` turns on: the tool's own, or for a tool on the owner, the records it
     lists."""
     r = self.role.get(tool, {})
@@ -313,7 +319,9 @@ def _type_ok(v, t) -> bool:
     return isinstance(v, _PY.get(t, object))
 
 # %% ../nbs/04_world.ipynb #fe24a47e
-def check_args(tool: Tool, args) -> list[dict]:
+def check_args(tool: Tool,  # the tool called
+               args         # the call's arguments
+              ) -> list[dict]:
     "Problems with `args` for `tool`: each a dict with `field`, `problem` and `fix`."
     if not isinstance(args, dict):
         return [{"field": "(arguments)", "problem": f"arguments must be a JSON object, got {type(args).__name__}",
@@ -393,7 +401,10 @@ _NON_WORDS = re.compile(r"[\W_]+")
 def _norm(s: str) -> str: return _NON_WORDS.sub(" ", str(s).lower()).strip()
 
 # %% ../nbs/04_world.ipynb #8cd1ce10
-def echo_set(param: str, s: dict, options: WorldOptions = WorldOptions()) -> frozenset:
+def echo_set(param: str,                             # the parameter
+             s: dict,                                # its JSON Schema
+             options: WorldOptions = WorldOptions()  # the placeholders that count as echoes
+            ) -> frozenset:
     """The normalised values that would echo `param`'s schema: its name, description, type, default, examples,
     placeholders."""
     desc = s.get("description", "")
@@ -404,7 +415,12 @@ def echo_set(param: str, s: dict, options: WorldOptions = WorldOptions()) -> fro
 # %% ../nbs/04_world.ipynb #15d127f5
 _PLACEHOLDER_RE = re.compile(r"<[^>]*>|\{[^}]*\}|x+|0+|#?w?0{4,}")
 
-def echoes_schema(param: str, s: dict, value, options: WorldOptions = WorldOptions(), echoes: frozenset | None = None) -> bool:
+def echoes_schema(param: str,                              # the parameter
+                  s: dict,                                 # its JSON Schema
+                  value,                                   # the value the agent sent
+                  options: WorldOptions = WorldOptions(),  # the placeholders that count as echoes
+                  echoes: frozenset | None = None          # `echo_set(param, s)`, when the caller keeps it
+                 ) -> bool:
     "Whether `value` for `param` repeats the schema or a placeholder instead of a real value."
     if not isinstance(value, str) or value in _allowed(s): return False
     v = _norm(value)
@@ -508,7 +524,10 @@ def _spoil(fault, res: dict, o: WorldOptions) -> dict:
     return {**res, "status": fault}
 
 # %% ../nbs/04_world.ipynb #78de50ad
-def call(self, name: str, arguments=None) -> dict:
+def call(self,
+         name: str,      # the tool called
+         arguments=None  # its arguments (None: none)
+        ) -> dict:
     "Answer a call of tool `name` with `arguments` from the world's state."
     args = {} if arguments is None else arguments
     refused = screen(self.schema, name, args, self.options, self.known)
@@ -532,7 +551,13 @@ def _partial(payload, share):
     return payload
 
 # %% ../nbs/04_world.ipynb #5ccf8460
-def conform(value, s: dict, rng, o: WorldOptions, root=None, name: str = "result"):
+def conform(value,                # a tool's answer
+            s: dict,              # its output schema
+            rng,                  # draws what is missing
+            o: WorldOptions,      # the world's pools and numbers
+            root=None,            # the whole schema, for `$ref`s
+            name: str = "result"  # the field being made
+           ):
     """`value` reshaped to fit schema `s` (a tool's output schema): what fits is kept, what is missing is drawn from
     the seed."""
     root = root if root is not None else s
@@ -646,7 +671,11 @@ def _calculate(expr: str) -> dict:
         return _result("invalid", {"error": f"cannot calculate {expr!r}: {err}", "field": "expression"}, True)
 
 # %% ../nbs/04_world.ipynb #f193a1d9
-def prepare(self, world: str, tool: str, rng) -> dict:
+def prepare(self,
+            world: str,  # the cell's world state: exists, missing, ineligible, ambiguous
+            tool: str,   # the tool the person needs
+            rng          # draws whose record it is
+           ) -> dict:
     "Arrange the state for `world` around `tool`; return what the person knows (ids, email, name)."
     sch, role = self.schema, self.schema.role.get(tool, {})
     owner = sch.owner
@@ -682,7 +711,10 @@ def prepare(self, world: str, tool: str, rng) -> dict:
 Sandbox.prepare = prepare
 
 # %% ../nbs/04_world.ipynb #81057df2
-def valid_args(self, name: str, rng=None) -> dict:
+def valid_args(self,
+               name: str,  # a tool
+               rng=None    # draws the values
+              ) -> dict:
     "Arguments for tool `name` that the world accepts: ids that exist and are eligible, enums from the schema."
     rng = rng if rng is not None else rng_for(self.seed, "args", name)
     t, role = self.schema.tools[name], self.schema.role[name]
@@ -714,7 +746,10 @@ Sandbox.valid_args = valid_args
 @typing.runtime_checkable
 class World(typing.Protocol):
     "What a rollout plays its tool calls against."
-    def call(self, name: str, arguments: dict): ...
+    def call(self,
+             name: str,       # the tool called
+             arguments: dict  # its arguments (None: none)
+            ): ...
     def state_hash(self) -> str | None: ...
     def fork(self) -> "World": ...
 
@@ -734,7 +769,10 @@ Faulty._check_fault, Faulty._fault_for, Faulty._fire = Sandbox._check_fault, San
 
 # %% ../nbs/04_world.ipynb #fec37133
 @patch
-def call(self: Faulty, name: str, arguments=None):
+def call(self: Faulty,
+         name: str,      # the tool called
+         arguments=None  # its arguments (None: none)
+        ):
     "The wrapped world's answer to a call of `name`, unless the schema refuses it or a planned fault takes or spoils it"
     args = {} if arguments is None else arguments
     if (refused := screen(self.schema, name, args, self.options, self.known)): return refused
