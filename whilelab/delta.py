@@ -76,18 +76,11 @@ class DeltaReport:
                              r in self.results.items()]).set_index("metric")
     def __repr__(self): return f"DeltaReport({self.verdict.upper()}: " + "; ".join(self.reasons) + ")"
 
-# %% ../nbs/08_delta.ipynb #4155609b
-def delta_report(before,                       # graded rows of the agent before
-                 after,                        # graded rows of the agent after, on the same held-out situations
-                 markers: dict | None = None,  # name -> f(row) in [0, 1] (default: one per conduct rule)
-                 must_not_regress=(),          # markers whose regression vetoes shipping
-                 n_resamples: int = 10_000,    # bootstrap resamples and permutations
-                 level: float = 0.95,          # interval level
-                 seed: int = 0                 # seed for resampling
-                ) -> DeltaReport:
-    "Compare graded rows `before` and `after` on the same held-out situations."
-    before, after = (graded_rows(rows, f"delta_report ({name})", fields=("situation_id",)) for name,
-                     rows in (("before", before), ("after", after)))
+# %% ../nbs/08_delta.ipynb #72922079
+def _delta_inputs(before, after, markers, must_not_regress) -> tuple:
+    "(graded rows before, after, the markers, what was left out and why), or an error naming the fix."
+    before = graded_rows(before, "delta_report (before)", fields=("situation_id",))
+    after = graded_rows(after, "delta_report (after)", fields=("situation_id",))
     if not before or not after:
         raise ValueError("delta_report: before or after has no rows. Fix: pass graded rows of both agents")
     markers = default_markers() if markers is None else dict(markers)
@@ -100,33 +93,56 @@ def delta_report(before,                       # graded rows of the agent before
                          "situations")
     excluded = {k: n for k,
                 n in (("situations only before", len(sb - sa)), ("situations only after", len(sa - sb))) if n}
-    excluded |= {f"rows {name}: {why}": n for name, rows in (("before", before), ("after", after)) for why,
-                 n in rows.left_out.items()}
-    metrics, results = {"pass@1": lambda r: r["reward"], **markers}, {}
-    for k, f in metrics.items():
+    for name, rows in (("before", before), ("after", after)):
+        excluded |= {f"rows {name}: {why}": n for why, n in rows.left_out.items()}
+    return before, after, markers, excluded
+
+# %% ../nbs/08_delta.ipynb #ba34c80d
+def _paired_results(before, after, markers: dict, must_not_regress, excluded: dict, n_resamples, level, seed) -> dict:
+    "pass@1 and each marker -> its paired test; a marker with no value on both sides is left out (and noted)."
+    results = {}
+    for k, f in {"pass@1": lambda r: r["reward"], **markers}.items():
         b, a = _per_task(before, f), _per_task(after, f)
         if not set(b.situation.values) & set(a.situation.values):
             if k in must_not_regress:
                 raise ValueError(f"marker {k!r} has no value on the rows of both agents, so it cannot be protected. "
-                                                       "Fix: grade both sets with whilelab.grade.grade (it records "
-                                                       "every rule), or protect another marker")
+                                 "Fix: grade both sets with whilelab.grade.grade (it records every rule), or protect "
+                                 "another marker")
             excluded.setdefault("markers with no value on both sides", []).append(k); continue
         results[k] = paired_test(b, a, n_resamples, level, seed)
+    return results
+
+# %% ../nbs/08_delta.ipynb #c3c17b71
+def _delta_verdict(results: dict, level: float, must_not_regress) -> tuple[str, list]:
+    "ship, regress or inconclusive, and why: a change needs its interval and its p-value to agree."
     alpha, r1 = 1 - level, results["pass@1"]
-    # a change needs its interval and its p-value to agree
     fell = lambda r: r.interval.high < 0 and r.p_value <= alpha
     regress = [m for m in must_not_regress if fell(results[m])]
     reasons = [f"pass@1 fell by {-r1.diff:.3f} {_ci(r1)}"] if fell(r1) else []
     reasons += [f"{m} regressed by {-results[m].diff:.3f} {_ci(results[m])} (must not regress)" for m in regress]
-    if reasons: return DeltaReport(results, "regress", reasons, tuple(must_not_regress), excluded)
+    if reasons: return "regress", reasons
     if r1.interval.low > 0 and r1.p_value <= alpha:
-        reasons = [f"pass@1 rose by {r1.diff:.3f} {_ci(r1)}, and no protected marker regressed"]
-        return DeltaReport(results, "ship", reasons, tuple(must_not_regress), excluded)
-    why = "the interval includes zero" if not r1.interval.excludes(0) else f"the interval excludes zero but p = {r1.p_value:.3f} > {alpha:.2g}"
+        return "ship", [f"pass@1 rose by {r1.diff:.3f} {_ci(r1)}, and no protected marker regressed"]
+    why = "the interval includes zero" if not r1.interval.excludes(0) else \
+          f"the interval excludes zero but p = {r1.p_value:.3f} > {alpha:.2g}"
     need = _tasks_needed(r1, alpha)
-    reasons = [f"pass@1 changed by {r1.diff:+.3f} {_ci(r1)}: {why}"
-               + (f"; about {need} held-out tasks would detect a change this size at 80% power" if need else "")]
-    return DeltaReport(results, "inconclusive", reasons, tuple(must_not_regress), excluded)
+    return "inconclusive", [f"pass@1 changed by {r1.diff:+.3f} {_ci(r1)}: {why}"
+                            + (f"; about {need} held-out tasks would detect a change this size at 80% power" if need else "")]
+
+# %% ../nbs/08_delta.ipynb #4155609b
+def delta_report(before,                       # graded rows of the agent before
+                 after,                        # graded rows of the agent after, on the same held-out situations
+                 markers: dict | None = None,  # name -> f(row) in [0, 1] (default: one per conduct rule)
+                 must_not_regress=(),          # markers whose regression vetoes shipping
+                 n_resamples: int = 10_000,    # bootstrap resamples and permutations
+                 level: float = 0.95,          # interval level
+                 seed: int = 0                 # seed for resampling
+                ) -> DeltaReport:
+    "Compare graded rows `before` and `after` on the same held-out situations."
+    before, after, markers, excluded = _delta_inputs(before, after, markers, must_not_regress)
+    results = _paired_results(before, after, markers, must_not_regress, excluded, n_resamples, level, seed)
+    verdict, reasons = _delta_verdict(results, level, must_not_regress)
+    return DeltaReport(results, verdict, reasons, tuple(must_not_regress), excluded)
 
 # %% ../nbs/08_delta.ipynb #f082cc31
 def plot_delta(report: DeltaReport, save=None):
