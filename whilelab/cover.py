@@ -418,8 +418,8 @@ def plan_missing(plan: xr.Dataset,          # a covering array
                 row = [-1] * len(names)
                 for j, v in zip(cols, vals): row[j] = v
                 if not rules.completable(row): unc.add((cols, vals))
-    return [{names[j]: values[j][v] for j, v in zip(cols, vals)} for cols,
-            vals in _missing(A, [len(v) for v in values], t, unc)]
+    missing = _missing(A, [len(v) for v in values], t, unc)
+    return [{names[j]: values[j][v] for j, v in zip(cols, vals)} for cols, vals in missing]
 
 # %% ../nbs/02_cover.ipynb #13290b59
 def plan_cells(plan: xr.Dataset   # a covering array (`covering_array`)

@@ -161,8 +161,8 @@ def _tool_method(tool):
                                         default=inspect.Parameter.empty if p in tool.required else None))
     method.__signature__, method.__annotations__ = inspect.Signature(params), {p.name: p.annotation for p in params[1:]}
     method.__name__ = method.__qualname__ = tool.api_name
-    args = "".join(f"\n    {p}: {' '.join((s.get('description') or p.replace('_', ' ')).split())}" for p,
-                   s in tool.params.items())
+    args = "".join(f"\n    {p}: {' '.join((s.get('description') or p.replace('_', ' ')).split())}"
+                   for p, s in tool.params.items())
     method.__doc__ = (tool.description or tool.name).strip() + ("\n\nArgs:" + args if args else "")
     return method
 

@@ -195,8 +195,8 @@ class SearchOptions:
                                  f"e.g. {{'open_ended': 0.1}}")
         bad = unfit_arms(self.batch_situations, self.floors, self.caps)
         if bad:
-            ok = next((n for n in range(self.batch_situations, 100_000) if not unfit_arms(n, self.floors, self.caps)),
-                      None)
+            fits = (n for n in range(self.batch_situations, 100_000) if not unfit_arms(n, self.floors, self.caps))
+            ok = next(fits, None)
             raise ValueError(f"SearchOptions: the floors and caps of {bad} leave no whole number of a "
                              f"{self.batch_situations}-situation batch. Fix: raise batch_situations to {ok} or "
                              "more, or widen those bounds")

@@ -72,8 +72,8 @@ class DeltaReport:
     def table(self):
         import pandas as pd
         return pd.DataFrame([{"metric": k, "diff": r.diff, "low": r.interval.low, "high": r.interval.high,
-                              "p": r.p_value, "tasks": r.n, "protected": k in self.must_not_regress} for k,
-                             r in self.results.items()]).set_index("metric")
+                              "p": r.p_value, "tasks": r.n, "protected": k in self.must_not_regress}
+                             for k, r in self.results.items()]).set_index("metric")
     def __repr__(self): return f"DeltaReport({self.verdict.upper()}: " + "; ".join(self.reasons) + ")"
 
 # %% ../nbs/08_delta.ipynb #72922079
@@ -91,8 +91,8 @@ def _delta_inputs(before, after, markers, must_not_regress) -> tuple:
     if not sb & sa:
         raise ValueError("before and after share no situation. Fix: evaluate both agents on the same held-out "
                          "situations")
-    excluded = {k: n for k,
-                n in (("situations only before", len(sb - sa)), ("situations only after", len(sa - sb))) if n}
+    only = (("situations only before", len(sb - sa)), ("situations only after", len(sa - sb)))
+    excluded = {k: n for k, n in only if n}
     for name, rows in (("before", before), ("after", after)):
         excluded |= {f"rows {name}: {why}": n for why, n in rows.left_out.items()}
     return before, after, markers, excluded

@@ -45,8 +45,8 @@ def conduct_rule(f  # a function (row, ctx) -> (passed, reason), named after the
 # %% ../nbs/06_grade.ipynb #41c6fc99
 def _calls(row):
     "(index, name, args) of every tool call in the conversation."
-    return [(i, c["function"]["name"], c["function"]["arguments"]) for i,
-            m in enumerate(row["messages"]) for c in (m.get("tool_calls") or [])]
+    return [(i, c["function"]["name"], c["function"]["arguments"]) for i, m in enumerate(row["messages"])
+            for c in (m.get("tool_calls") or [])]
 
 # %% ../nbs/06_grade.ipynb #2bc4dbd0
 def _final_text(row) -> str:
@@ -481,11 +481,11 @@ def grade(rows,                               # rollouts to grade
     check_judge_family(judge, fams, opts)
     ctx = RuleCtx(spec, opts)
     verdicts = [check_conduct(r, ctx) for r in rows]
-    floors = [[] if r.get("error") else f for r,
-              f in zip(rows, hard_floors([{"rules": vs} for vs in verdicts], opts=opts))]
+    hard = hard_floors([{"rules": vs} for vs in verdicts], opts=opts)
+    floors = [[] if r.get("error") else f for r, f in zip(rows, hard)]
     # an outage is not the agent's conduct: never judged
     asked = [not f and not r.get("error") for r, f in zip(rows, floors)]
-    if isinstance(judge, RuleJudge) and judge.checks_like(spec, opts):   # the rules again would give the same label
+    if getattr(judge, "checks_like", lambda *_: False)(spec, opts):   # its rules again would give the same labels
         labels = iter([judge.of_verdicts(vs) for vs, a in zip(verdicts, asked) if a])
     else: labels = iter(judge_all(judge, [r for r, a in zip(rows, asked) if a]))
     fam = fams[0] if len(fams) == 1 else "mixed"

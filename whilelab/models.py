@@ -189,9 +189,10 @@ def _decide(self: ScriptedAgent, messages, ctx, flaw) -> dict:
     text, hist = " ".join(users), _history(messages, ctx.cache)
     ncall = sum(len(m.get("tool_calls") or []) for m in messages) + 1
     target = self._tool_for(users[0], ctx, flaw)
-    reply, verified = self._verify(text, hist, ncall, target, ctx, flaw)
+    emails = EMAIL_RE.findall(text)
+    reply, verified = self._verify(text, emails, hist, ncall, target, ctx, flaw)
     if reply is not None: return reply
-    reply, args = self._arguments(ctx.schema.tools[target], text, verified, ctx, flaw)
+    reply, args = self._arguments(ctx.schema.tools[target], text, emails, verified, ctx, flaw)
     if reply is not None: return reply
     state, res = _need(hist, target, args)
     if state == "call": return self._confirmed_call(target, args, messages, users, ncall, ctx, flaw)
@@ -212,9 +213,9 @@ def _tool_for(self: ScriptedAgent, opening: str, ctx, flaw) -> str:
 
 # %% ../nbs/12_models.ipynb #d86c2e9f
 @patch
-def _verify(self: ScriptedAgent, text: str, hist, ncall: int, target: str, ctx, flaw) -> tuple:
+def _verify(self: ScriptedAgent, text: str, emails: list, hist, ncall: int, target: str, ctx, flaw) -> tuple:
     "(the lookup call or a question to send first, or None; the person's verified id, or None)."
-    schema, emails = ctx.schema, EMAIL_RE.findall(text)
+    schema = ctx.schema
     lookups, by_email = _lookups(schema)
     by_other = next((n for n in lookups if n != by_email     # the person gave name and zip instead of an email
                      and all(said_value(text, p, schema.tools[n].params[p]) is not None
@@ -234,9 +235,9 @@ def _verify(self: ScriptedAgent, text: str, hist, ncall: int, target: str, ctx, 
 
 # %% ../nbs/12_models.ipynb #ea01cab1
 @patch
-def _arguments(self: ScriptedAgent, t: Tool, text: str, verified, ctx, flaw) -> tuple:
+def _arguments(self: ScriptedAgent, t: Tool, text: str, emails: list, verified, ctx, flaw) -> tuple:
     "(a question for the first argument not yet given, or None; the arguments of `t` from what the person said)."
-    args, emails = {}, EMAIL_RE.findall(text)
+    args = {}
     for p in t.required:
         reply, args[p] = self._argument(p, t.params[p], text, emails, verified, ctx, flaw)
         if reply is not None: return reply, args
@@ -317,8 +318,8 @@ def _lookups(schema) -> tuple[list, str | None]:
     "The lookup tools that take arguments, and the one that finds the person by email: once per schema."
     if not hasattr(schema, "_lookups"):
         lookups = [n for n, r in schema.role.items() if r["kind"] == "lookup" and schema.tools[n].required]
-        schema._lookups = lookups, next((n for n in lookups if all("email" in p for p in schema.tools[n].required)),
-                                        None)
+        by_email = next((n for n in lookups if all("email" in p for p in schema.tools[n].required)), None)
+        schema._lookups = lookups, by_email
     return schema._lookups
 
 # %% ../nbs/12_models.ipynb #dda8ac1d

@@ -153,7 +153,8 @@ class ProcessExecutor:
     name = "processes"
     def __init__(self, workers: int | None = None,        # worker processes (default: this machine's CPUs)
                  options: ProcessOptions | None = None):  # chunks per worker, how workers start
-        self.options, self.workers, self._pool = options or ProcessOptions(), workers or os.cpu_count() or 1, None
+        self.options, self._pool = options or ProcessOptions(), None
+        self.workers = (os.cpu_count() or 1) if workers is None else workers
         if not isinstance(self.workers, int) or self.workers < 1:
             raise ValueError(f"workers must be a positive integer, got {workers!r}. Fix: e.g. workers=2")
         methods = multiprocessing.get_all_start_methods()

@@ -43,8 +43,8 @@ def clamp_weights(w: dict,       # arm -> weight (any scale, finite, >= 0)
                   caps: dict     # arm -> largest share (missing: 1)
                  ) -> dict:
     "Shares that sum to 1, each `clip(lam * w, floor, cap)`: proportional to `w` wherever no bound binds."
-    bad = {a: v for a,
-           v in w.items() if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0}
+    bad = {a: v for a, v in w.items()
+           if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0}
     if bad:
         raise ValueError(f"arm weights must be finite numbers >= 0, got {bad}. Fix: check the yields and weights "
                          "fed in")
