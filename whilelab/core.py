@@ -68,20 +68,14 @@ class SchemaError(ValueError):
         self.tool, self.field, self.problem, self.fix = tool, field, problem, fix
         super().__init__(f"tool {tool!r}, field {field!r}: {problem}. Fix: {fix}")
 
-# %% ../nbs/00_core.ipynb #0b0af9f3
+# %% ../nbs/00_core.ipynb #197e0ba4
 _TYPE_ALIASES = {"dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer",
                  "bool": "boolean", "str": "string", "double": "number", "long": "integer"}
 JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
 
-def normalize_schema(schema,                     # a JSON Schema as a tool set wrote it
-                     tool: str = "?",            # the tool's name, for errors
-                     path: str = "input_schema"  # where in the tool, for errors
-                    ) -> dict:
-    "A copy of `schema` in standard JSON Schema: BFCL/Python type names mapped, objects completed."
-    if not isinstance(schema, dict):
-        raise SchemaError(tool, path, f"expected a JSON Schema object, got {type(schema).__name__}",
-                          'give a dict such as {"type": "object", "properties": {...}}')
-    s = copy.deepcopy(schema)
+# %% ../nbs/00_core.ipynb #3853b73a
+def _normal_type(s: dict, tool: str, path: str):
+    "Map `s['type']` to JSON Schema's names (BFCL and Python write `dict`, `float`, `any`...); refuse unknown ones."
     t = s.get("type")
     if "type" in s and not isinstance(t, (str, list)):
         raise SchemaError(tool, f"{path}.type", f"expected a type name or a list of them, got {type(t).__name__}",
@@ -92,21 +86,28 @@ def normalize_schema(schema,                     # a JSON Schema as a tool set w
     for x in ([s["type"]] if isinstance(s.get("type"), str) else s.get("type", [])):
         if x not in JSON_TYPES:
             raise SchemaError(tool, f"{path}.type", f"unknown type {x!r}", f"use one of {', '.join(JSON_TYPES)}")
-    if s.get("type") == "object" or "properties" in s:
-        props = s.setdefault("properties", {})
-        if not isinstance(props, dict):
-            raise SchemaError(tool, f"{path}.properties", "expected an object mapping names to schemas, got "
-                                                          f"{type(props).__name__}",
-                              'write properties as {"name": {"type": ...}}')
-        s["properties"] = {k: normalize_schema(v, tool, f"{path}.properties.{k}") for k, v in props.items()}
-        req = s.get("required", [])
-        if not isinstance(req, list) or not all(isinstance(r, str) for r in req):
-            raise SchemaError(tool, f"{path}.required", "expected a list of property names",
-                              'write required as ["name", ...]')
-        missing = [r for r in req if r not in s["properties"]]
-        if missing:
-            raise SchemaError(tool, f"{path}.required", f"names {missing} that are not in properties",
-                              f"add them to properties or drop them from required (known: {sorted(s['properties'])})")
+
+# %% ../nbs/00_core.ipynb #d0f5fefd
+def _normal_object(s: dict, tool: str, path: str):
+    "Give an object schema `properties` (each normalized) and check that `required` names only those."
+    props = s.setdefault("properties", {})
+    if not isinstance(props, dict):
+        raise SchemaError(tool, f"{path}.properties",
+                          f"expected an object mapping names to schemas, got {type(props).__name__}",
+                          'write properties as {"name": {"type": ...}}')
+    s["properties"] = {k: normalize_schema(v, tool, f"{path}.properties.{k}") for k, v in props.items()}
+    req = s.get("required", [])
+    if not isinstance(req, list) or not all(isinstance(r, str) for r in req):
+        raise SchemaError(tool, f"{path}.required", "expected a list of property names",
+                          'write required as ["name", ...]')
+    missing = [r for r in req if r not in s["properties"]]
+    if missing:
+        raise SchemaError(tool, f"{path}.required", f"names {missing} that are not in properties",
+                          f"add them to properties or drop them from required (known: {sorted(s['properties'])})")
+
+# %% ../nbs/00_core.ipynb #7ee81e5b
+def _normal_lists(s: dict, tool: str, path: str):
+    "Check `items` and `enum`, and normalize each schema of `anyOf`, `oneOf` and `allOf`."
     if "items" in s and isinstance(s["items"], dict): s["items"] = normalize_schema(s["items"], tool, f"{path}.items")
     elif "items" in s and not isinstance(s["items"], (bool, list)):
         raise SchemaError(tool, f"{path}.items", f"expected a schema, got {type(s['items']).__name__}",
@@ -119,14 +120,33 @@ def normalize_schema(schema,                     # a JSON Schema as a tool set w
             raise SchemaError(tool, f"{path}.{key}", "expected a non-empty list of schemas",
                               f'write {key} as [{{"type": "string"}}, ...]')
         if key in s: s[key] = [normalize_schema(x, tool, f"{path}.{key}[{i}]") for i, x in enumerate(s[key])]
+
+# %% ../nbs/00_core.ipynb #ab4dc672
+def _normal_named(s: dict, tool: str, path: str):
+    "Normalize the named schemas (`$defs`, `definitions`) and a schema for `additionalProperties`."
     for key in ("$defs", "definitions"):
-        if key in s:
-            if not isinstance(s[key], dict):
-                raise SchemaError(tool, f"{path}.{key}", "expected an object mapping names to schemas",
-                                  f'write {key} as {{"Name": {{...}}}}')
-            s[key] = {k: normalize_schema(v, tool, f"{path}.{key}.{k}") for k, v in s[key].items()}
+        if key not in s: continue
+        if not isinstance(s[key], dict):
+            raise SchemaError(tool, f"{path}.{key}", "expected an object mapping names to schemas",
+                              f'write {key} as {{"Name": {{...}}}}')
+        s[key] = {k: normalize_schema(v, tool, f"{path}.{key}.{k}") for k, v in s[key].items()}
     if isinstance(s.get("additionalProperties"), dict):
         s["additionalProperties"] = normalize_schema(s["additionalProperties"], tool, f"{path}.additionalProperties")
+
+# %% ../nbs/00_core.ipynb #1bb01f8b
+def normalize_schema(schema,                     # a JSON Schema as a tool set wrote it
+                     tool: str = "?",            # the tool's name, for errors
+                     path: str = "input_schema"  # where in the tool, for errors
+                    ) -> dict:
+    "A copy of `schema` in standard JSON Schema: BFCL/Python type names mapped, objects completed."
+    if not isinstance(schema, dict):
+        raise SchemaError(tool, path, f"expected a JSON Schema object, got {type(schema).__name__}",
+                          'give a dict such as {"type": "object", "properties": {...}}')
+    s = copy.deepcopy(schema)
+    _normal_type(s, tool, path)
+    if s.get("type") == "object" or "properties" in s: _normal_object(s, tool, path)
+    _normal_lists(s, tool, path)
+    _normal_named(s, tool, path)
     return s
 
 # %% ../nbs/00_core.ipynb #e4b22c4b
@@ -430,53 +450,69 @@ def __getstate__(self: Tool) -> dict:
     "The tool's fields, without what was built on it here (validators): they are rebuilt where it lands."
     return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
-# %% ../nbs/00_core.ipynb #b9e00a2a
+# %% ../nbs/00_core.ipynb #9a4f7df8
 _num_or_null = {"type": ["number", "null"]}
+
+# who played what: the run, the situation, its cell
+_ROW_KEYS = {
+    "run_id": {"type": "string"}, "situation_id": {"type": "string"},
+    "phrasing": {"type": "integer", "minimum": 0}, "sample": {"type": "integer", "minimum": 0},
+    "cell": {"type": "object", "additionalProperties": {"type": ["string", "integer", "number", "boolean"]}},
+    "arm": {"type": "string"},
+}
+
+# %% ../nbs/00_core.ipynb #d1e432fa
+# what happened: the conversation, what the world did, what the agent's tokens cost
+_ROW_PLAY = {
+    "messages": {"type": "array", "items": {"type": "object", "required": ["role"],
+                 "properties": {"role": {"enum": ["system", "user", "assistant", "tool"]}}}},
+    "tools_used": {"type": "array", "items": {"type": "string"}},
+    "faults": {"type": "array", "items": {"type": "object", "required": ["tool", "fault"],
+               "properties": {"tool": {"type": "string"}, "fault": {"type": "string"}, "call": {"type": "integer"}}}},
+    "state_hash_before": {"type": ["string", "null"]}, "state_hash_after": {"type": ["string", "null"]},
+    "signature": {"type": ["string", "null"]}, "policy_version": {"type": ["string", "null"]}, "agent_family": {"type": "string"},
+    "sampling": {"type": "object"}, "logprob_sum": _num_or_null,
+    "token_count": {"type": ["integer", "null"]}, "token_logprobs": {"type": "array", "items": {"type": "number"}},
+    "agent_tokens": {"type": "array", "items": {"type": "object", "required": ["message", "tokens", "logprobs"],
+                     "properties": {"message": {"type": "integer"}, "tokens": {"type": "array", "items": {"type": "string"}},
+                                    "logprobs": {"type": "array", "items": {"type": "number"}}}}},
+    "timings": {"type": "object", "additionalProperties": {"type": "number"}},
+    "error": {"type": ["string", "null"]},
+}
+
+# %% ../nbs/00_core.ipynb #0d82274e
+# what grading added
+_ROW_GRADES = {
+    "rules": {"type": "array", "items": {"type": "object", "required": ["rule", "passed"],
+              "properties": {"rule": {"type": "string"}, "passed": {"type": "boolean"}, "reason": {"type": "string"}}}},
+    "judge": {"type": ["object", "null"], "properties": {"label": {}, "reason": {"type": "string"},
+              "rubric_hash": {"type": "string"}, "judge": {"type": "string"}, "family": {"type": "string"},
+              "agent_family": {"type": "string"}}},
+    "floored_by": {"type": "array", "items": {"type": "string"}},
+    "markers": {"type": "object", "additionalProperties": {"type": ["number", "null"]}},
+    "reward": _num_or_null,
+    "calls": {"type": "array", "items": {"type": "object", "required": ["tool", "status"],
+              "properties": {"tool": {"type": "string"}, "status": {"type": "string"},
+                             "by": {"type": "string"}}}},      # the world that answered, if not the sandbox
+    "reference_hash": {"type": ["string", "null"]},
+    "flaw": {"type": ["string", "null"]},
+    "usage": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+              "calls": {"type": "integer"}, "input_tokens": {"type": "integer"}, "output_tokens": {"type": "integer"},
+              "cost_usd": _num_or_null}}},
+    "stop_reasons": {"type": "array", "items": {"type": "object", "required": ["message", "reason"],
+                     "properties": {"message": {"type": "integer"}, "reason": {"type": "string"}}}},
+    "ungraded": {"type": ["string", "null"]},
+}
+
+# %% ../nbs/00_core.ipynb #e760f301
 ROW_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "whilelab/row.schema.json", "title": "whilelab rollout row", "type": "object",
     "required": ["run_id", "situation_id", "phrasing", "sample", "cell", "messages"],
-    "properties": {
-        "run_id": {"type": "string"}, "situation_id": {"type": "string"},
-        "phrasing": {"type": "integer", "minimum": 0}, "sample": {"type": "integer", "minimum": 0},
-        "cell": {"type": "object", "additionalProperties": {"type": ["string", "integer", "number", "boolean"]}},
-        "arm": {"type": "string"},
-        "messages": {"type": "array", "items": {"type": "object", "required": ["role"],
-                     "properties": {"role": {"enum": ["system", "user", "assistant", "tool"]}}}},
-        "tools_used": {"type": "array", "items": {"type": "string"}},
-        "faults": {"type": "array", "items": {"type": "object", "required": ["tool", "fault"],
-                   "properties": {"tool": {"type": "string"}, "fault": {"type": "string"}, "call": {"type": "integer"}}}},
-        "state_hash_before": {"type": ["string", "null"]}, "state_hash_after": {"type": ["string", "null"]},
-        "signature": {"type": ["string", "null"]}, "policy_version": {"type": ["string", "null"]}, "agent_family": {"type": "string"},
-        "sampling": {"type": "object"}, "logprob_sum": _num_or_null,
-        "token_count": {"type": ["integer", "null"]}, "token_logprobs": {"type": "array", "items": {"type": "number"}},
-        "agent_tokens": {"type": "array", "items": {"type": "object", "required": ["message", "tokens", "logprobs"],
-                         "properties": {"message": {"type": "integer"}, "tokens": {"type": "array", "items": {"type": "string"}},
-                                        "logprobs": {"type": "array", "items": {"type": "number"}}}}},
-        "timings": {"type": "object", "additionalProperties": {"type": "number"}},
-        "error": {"type": ["string", "null"]},
-        "rules": {"type": "array", "items": {"type": "object", "required": ["rule", "passed"],
-                  "properties": {"rule": {"type": "string"}, "passed": {"type": "boolean"}, "reason": {"type": "string"}}}},
-        "judge": {"type": ["object", "null"], "properties": {"label": {}, "reason": {"type": "string"},
-                  "rubric_hash": {"type": "string"}, "judge": {"type": "string"}, "family": {"type": "string"},
-                  "agent_family": {"type": "string"}}},
-        "floored_by": {"type": "array", "items": {"type": "string"}},
-        "markers": {"type": "object", "additionalProperties": {"type": ["number", "null"]}},
-        "reward": _num_or_null,
-        "calls": {"type": "array", "items": {"type": "object", "required": ["tool", "status"],
-                  "properties": {"tool": {"type": "string"}, "status": {"type": "string"},
-                                 "by": {"type": "string"}}}},      # the world that answered, if not the sandbox
-        "reference_hash": {"type": ["string", "null"]},
-        "flaw": {"type": ["string", "null"]},
-        "usage": {"type": "object", "additionalProperties": {"type": "object", "properties": {
-                  "calls": {"type": "integer"}, "input_tokens": {"type": "integer"}, "output_tokens": {"type": "integer"},
-                  "cost_usd": _num_or_null}}},
-        "stop_reasons": {"type": "array", "items": {"type": "object", "required": ["message", "reason"],
-                         "properties": {"message": {"type": "integer"}, "reason": {"type": "string"}}}},
-        "ungraded": {"type": ["string", "null"]},
-    },
+    "properties": {**_ROW_KEYS, **_ROW_PLAY, **_ROW_GRADES},
 }
 
+# %% ../nbs/00_core.ipynb #178a3fc4
 def validate_row(row: dict  # a rollout row
                 ) -> dict:
     "`row` if it meets `ROW_SCHEMA`; else a `ValueError` naming the field."
@@ -737,11 +773,16 @@ def run_sync(coro  # a coroutine
     """Run `coro` to completion from sync code, or from inside a running event loop (Jupyter); clients opened on the
     way are closed."""
     import asyncio, threading
-    try: asyncio.get_running_loop()
-    except RuntimeError: return asyncio.run(_closing(coro))
     out = {}
+    # asyncio.run (3.11) builds the repr of its finished task, result and all, when it puts back the Ctrl-C handler:
+    # on a big result (10 k rows) that costs more than the run, so the task returns None and the value goes in `out`
+    async def main(): out["value"] = await _closing(coro)
+    try: asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(main())
+        return out["value"]
     def target():
-        try: out["value"] = asyncio.run(_closing(coro))
+        try: asyncio.run(main())
         except BaseException as e: out["error"] = e
     th = threading.Thread(target=target); th.start(); th.join()
     if "error" in out: raise out["error"]

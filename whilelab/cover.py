@@ -4,8 +4,9 @@
 
 # %% ../nbs/02_cover.ipynb #c486e3b7
 from __future__ import annotations
-import itertools, json, math
+import collections, itertools, json, math
 import numpy as np
+from fastcore.basics import patch
 from .defaults import PlanOptions
 import xarray as xr
 from .core import derive_seed, canonical_json, content_words
@@ -135,74 +136,113 @@ def _missing(A, levels, t, uncoverable=frozenset()) -> list:
             if tup not in uncoverable: out.append(tup)
     return out
 
-# %% ../nbs/02_cover.ipynb #d98779af
-def _ipog(levels, t, rng, rules, A0):
-    k = len(levels)
-    order = sorted(range(k), key=lambda j: (-levels[j], j))
+# %% ../nbs/02_cover.ipynb #c169cee1
+class _Rows:
+    "A growing integer array of cells (-1 = not chosen yet) that doubles its storage when full."
+    def __init__(self, A0, k):
+        self.A, self.n = np.full((max(64, 2 * len(A0)), k), -1, np.int64), len(A0)
+        self.A[:self.n] = A0
+
+    def add(self, row):
+        if self.n == len(self.A): self.A = np.vstack([self.A, np.full_like(self.A, -1)])
+        self.A[self.n] = row; self.n += 1
+
+# %% ../nbs/02_cover.ipynb #99f76f98
+_Layout = collections.namedtuple("_Layout", "combos strides offsets size")
+
+def _layout(levels, placed, t) -> _Layout:
+    "The flat numbering of every (t-1)-tuple of values over the axes `placed`: one block per group of axes."
     lv = np.array(levels)
-    A, n = np.full((max(64, 2 * len(A0)), k), -1, np.int64), len(A0)
-    A[:n] = A0
-    uncoverable = set()
-    def add_row(row):
-        nonlocal A, n
-        if n == len(A): A = np.vstack([A, np.full_like(A, -1)])
-        A[n] = row; n += 1
-    for p in range(t - 1, k):
-        c, vc = order[p], levels[order[p]]
-        combos = np.array(list(itertools.combinations(sorted(order[:p]), t - 1)), np.int64).reshape(-1, t - 1)
-        sizes = lv[combos].prod(1)
-        strides = np.stack([lv[combos[:, i + 1:]].prod(1) for i in range(t - 1)], 1)
-        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        U = np.ones((int(sizes.sum()), vc), bool)          # True = required and not yet covered
-        if rules:
-            for m, cols in enumerate(combos):
-                if not (set(cols.tolist()) | {c}) & set(rules.cols): continue
-                for local, vals in enumerate(itertools.product(*(range(levels[j]) for j in cols))):
-                    for x in range(vc):
-                        row = [-1] * k
-                        for j, v in zip(cols, vals): row[j] = v
-                        row[c] = x
-                        if not rules.completable(row):
-                            U[offsets[m] + local, x] = False
-                            uncoverable.add((tuple(sorted([*cols.tolist(), c])),
-                                             tuple(row[j] for j in sorted([*cols.tolist(), c]))))
-        def row_index(r):
-            vals = A[r, combos]
-            known = (vals >= 0).all(1)
-            return offsets[known] + (vals[known] * strides[known]).sum(1)
-        for r in range(n):                                   # what the rows already hold
-            if A[r, c] >= 0: U[row_index(r), A[r, c]] = False
-        for r in range(n):                                   # horizontal growth
-            if A[r, c] >= 0: continue
-            idx = row_index(r)
-            score = U[idx].sum(0)
-            if rules and c in rules.cols:
-                row = A[r].tolist()
-                for x in range(vc):
-                    row[c] = x
-                    if not rules.completable(row): score[x] = -1
-            if score.max() <= 0: continue                   # leave it free for vertical growth
-            best = np.flatnonzero(score == score.max())
-            x = int(best[rng.integers(len(best))])
-            A[r, c] = x; U[idx, x] = False
-        flat, xs = np.nonzero(U)                              # vertical growth
-        ms = np.searchsorted(offsets, flat, side="right") - 1
-        for f, x, m in zip(flat, xs, ms):
-            cols = [*combos[m].tolist(), c]
-            local, vals = int(f - offsets[m]), []
-            for j in reversed(combos[m].tolist()): vals.append(local % levels[j]); local //= levels[j]
-            vals = [*reversed(vals), int(x)]
-            sub = A[:n][:, cols]
-            fits = np.flatnonzero(((sub == vals) | (sub < 0)).all(1))
-            placed = False
-            for r in fits:
-                if (A[r, cols] == vals).all(): placed = True; break
-                old = A[r, cols].copy(); A[r, cols] = vals
-                if not rules or rules.completable(A[r].tolist()): placed = True; break
-                A[r, cols] = old
-            if not placed:
-                row = np.full(k, -1, np.int64); row[cols] = vals; add_row(row)
-    return A[:n], uncoverable
+    combos = np.array(list(itertools.combinations(sorted(placed), t - 1)), np.int64).reshape(-1, t - 1)
+    sizes = lv[combos].prod(1)
+    strides = np.stack([lv[combos[:, i + 1:]].prod(1) for i in range(t - 1)], 1)
+    return _Layout(combos, strides, np.concatenate([[0], np.cumsum(sizes)[:-1]]), int(sizes.sum()))
+
+# %% ../nbs/02_cover.ipynb #88ece46f
+def _held_tuples(A, r, lay: _Layout) -> np.ndarray:
+    "Flat numbers of the tuples row `r` of `A` holds in full."
+    vals = A[r, lay.combos]
+    known = (vals >= 0).all(1)
+    return lay.offsets[known] + (vals[known] * lay.strides[known]).sum(1)
+
+# %% ../nbs/02_cover.ipynb #ce5d657f
+def _tuple_values(local: int, cols, levels) -> list:
+    "The values over `cols` of tuple number `local` in its block (the last column varies fastest)."
+    vals = []
+    for j in reversed(cols): vals.append(local % levels[j]); local //= levels[j]
+    return vals[::-1]
+
+# %% ../nbs/02_cover.ipynb #1f2db203
+def _mark_impossible(U, lay: _Layout, levels, c: int, rules) -> set:
+    "Clear from `U` the tuples with axis `c` that no cell allowed by `rules` can hold; return them, by sorted axes."
+    k, out = len(levels), set()
+    for m, cols in enumerate(lay.combos):
+        if not (set(cols.tolist()) | {c}) & set(rules.cols): continue
+        axes = sorted([*cols.tolist(), c])
+        for local, vals in enumerate(itertools.product(*(range(levels[j]) for j in cols))):
+            for x in range(levels[c]):
+                row = [-1] * k
+                for j, v in zip(cols, vals): row[j] = v
+                row[c] = x
+                if not rules.completable(row):
+                    U[lay.offsets[m] + local, x] = False
+                    out.add((tuple(axes), tuple(row[j] for j in axes)))
+    return out
+
+# %% ../nbs/02_cover.ipynb #de9e6c0e
+def _grow_horizontally(rows: _Rows, U, lay: _Layout, c: int, rng, rules):
+    "Give axis `c` of each row still free there the value that covers most uncovered tuples (ties drawn by `rng`)."
+    A = rows.A
+    for r in range(rows.n):
+        if A[r, c] >= 0: continue
+        idx = _held_tuples(A, r, lay)
+        score = U[idx].sum(0)
+        if rules and c in rules.cols:
+            row = A[r].tolist()
+            for x in range(len(score)):
+                row[c] = x
+                if not rules.completable(row): score[x] = -1
+        if score.max() <= 0: continue                   # leave it free for vertical growth
+        best = np.flatnonzero(score == score.max())
+        x = int(best[rng.integers(len(best))])
+        A[r, c] = x; U[idx, x] = False
+
+# %% ../nbs/02_cover.ipynb #92e1c4db
+def _place(rows: _Rows, cols, vals, rules) -> bool:
+    "Put `vals` in `cols` of the first row that holds them or can take them within `rules`."
+    A = rows.A
+    sub = A[:rows.n][:, cols]
+    for r in np.flatnonzero(((sub == vals) | (sub < 0)).all(1)):
+        if (A[r, cols] == vals).all(): return True
+        old = A[r, cols].copy(); A[r, cols] = vals
+        if not rules or rules.completable(A[r].tolist()): return True
+        A[r, cols] = old
+    return False
+
+# %% ../nbs/02_cover.ipynb #6ff9e474
+def _grow_vertically(rows: _Rows, U, lay: _Layout, c: int, levels, rules):
+    "Place each tuple still uncovered in the first row that can take it, else in a new row."
+    flat, xs = np.nonzero(U)
+    for f, x, m in zip(flat, xs, np.searchsorted(lay.offsets, flat, side="right") - 1):
+        cols = [*lay.combos[m].tolist(), c]
+        vals = [*_tuple_values(int(f - lay.offsets[m]), lay.combos[m].tolist(), levels), int(x)]
+        if not _place(rows, cols, vals, rules):
+            row = np.full(len(levels), -1, np.int64); row[cols] = vals; rows.add(row)
+
+# %% ../nbs/02_cover.ipynb #0276985f
+def _ipog(levels, t, rng, rules, A0):
+    "IPOG from the seed rows `A0`: add one axis at a time (most values first), growing rows, then adding rows."
+    order = sorted(range(len(levels)), key=lambda j: (-levels[j], j))
+    rows, uncoverable = _Rows(A0, len(levels)), set()
+    for p in range(t - 1, len(levels)):
+        c, lay = order[p], _layout(levels, order[:p], t)
+        U = np.ones((lay.size, levels[c]), bool)          # True = required and not yet covered
+        if rules: uncoverable |= _mark_impossible(U, lay, levels, c, rules)
+        for r in range(rows.n):                           # what the rows already hold
+            if rows.A[r, c] >= 0: U[_held_tuples(rows.A, r, lay), rows.A[r, c]] = False
+        _grow_horizontally(rows, U, lay, c, rng, rules)
+        _grow_vertically(rows, U, lay, c, levels, rules)
+    return rows.A[:rows.n], uncoverable
 
 # %% ../nbs/02_cover.ipynb #7c8efaa1
 def _fill_free(A, levels, rng, rules):
@@ -217,85 +257,103 @@ def _fill_free(A, levels, rng, rules):
                                    "please report it")
     return A
 
-# %% ../nbs/02_cover.ipynb #6630cef9
+# %% ../nbs/02_cover.ipynb #2fe03699
 TABU_TENURE = PlanOptions().tabu_tenure   # PlanOptions.reasons()['tabu_tenure'] says why
 
 class _Repair:
+    "The repair search's state: the array, a count of every pair it holds, the missing-pair cost, the tabu list."
     def __init__(self, A, levels, rng, rules, frozen, uncoverable):
         self.A, self.k, self.rng, self.rules, self.frozen = A.copy(), len(levels), rng, rules, frozen
-        V = self.V = int(max(levels))
-        k = self.k
-        self.cnt = np.zeros((k, k, V, V), np.int32)
-        for i in range(k):
-            for j in range(k):
-                if i != j: np.add.at(self.cnt[i, j], (self.A[:, i], self.A[:, j]), 1)
+        k, V = self.k, int(max(levels))
+        self.V, self.cnt = V, np.zeros((k, k, V, V), np.int32)
+        for i, j in itertools.permutations(range(k), 2): np.add.at(self.cnt[i, j], (self.A[:, i], self.A[:, j]), 1)
         req = np.zeros((k, k, V, V), bool)
-        for i in range(k):
-            for j in range(i + 1, k): req[i, j, :levels[i], :levels[j]] = True
+        for i, j in itertools.combinations(range(k), 2): req[i, j, :levels[i], :levels[j]] = True
         for (i, j), (a, b) in uncoverable: req[i, j, a, b] = False
         self.reqf, self.cntf = req.reshape(-1), self.cnt.reshape(-1)
         self.cost = int(((self.cntf == 0) & self.reqf).sum())
         self.others = [np.flatnonzero(np.arange(k) != c) for c in range(k)]
         self.tabu, self.steps, self.miss = {}, 0, None
 
-    def delta(self, R, c, x):
-        "Change in missing pairs if rows `R` set column `c` to `x`."
-        J = self.others[c]
-        vals, old = self.A[R][:, J], self.A[R, c]
-        return (self.cnt[c, J, old[:, None], vals] == 1).sum(1) - (self.cnt[c, J, x, vals] == 0).sum(1)
+# %% ../nbs/02_cover.ipynb #d753f6e1
+@patch
+def delta(self: _Repair, R, c, x):
+    "Change in missing pairs if rows `R` set column `c` to `x`."
+    J = self.others[c]
+    vals, old = self.A[R][:, J], self.A[R, c]
+    return (self.cnt[c, J, old[:, None], vals] == 1).sum(1) - (self.cnt[c, J, x, vals] == 0).sum(1)
 
-    def move(self, r, c, x):
-        A, J = self.A, self.others[c]
-        vals, o = A[r, J], A[r, c]
-        self.cnt[c, J, o, vals] -= 1; self.cnt[J, c, vals, o] -= 1
-        self.cnt[c, J, x, vals] += 1; self.cnt[J, c, vals, x] += 1
-        self.tabu[(r, c, o)] = self.steps + TABU_TENURE
-        A[r, c] = x
+# %% ../nbs/02_cover.ipynb #dfa16b9d
+@patch
+def move(self: _Repair, r, c, x):
+    "Set row `r`, column `c` to `x`, keeping the pair counts, and make undoing it tabu for a while."
+    A, J = self.A, self.others[c]
+    vals, o = A[r, J], A[r, c]
+    self.cnt[c, J, o, vals] -= 1; self.cnt[J, c, vals, o] -= 1
+    self.cnt[c, J, x, vals] += 1; self.cnt[J, c, vals, x] += 1
+    self.tabu[(r, c, o)] = self.steps + TABU_TENURE
+    A[r, c] = x
 
-    def allowed(self, r, c, x):
-        if self.frozen[r, c]: return False
-        if self.rules and c in self.rules.cols:
-            row = self.A[r].tolist(); row[c] = x
-            return not self.rules.violates(row, c)
-        return True
+# %% ../nbs/02_cover.ipynb #144f176d
+@patch
+def allowed(self: _Repair, r, c, x) -> bool:
+    "Whether row `r` may take `x` in column `c`: not a seed row's value, and no constraint broken."
+    if self.frozen[r, c]: return False
+    if self.rules and c in self.rules.cols:
+        row = self.A[r].tolist(); row[c] = x
+        return not self.rules.violates(row, c)
+    return True
 
-    def run(self, budget) -> bool:
-        kVV, VV = self.k * self.V * self.V, self.V * self.V
-        while self.cost > 0 and self.steps < budget:
-            self.steps += 1
-            f = self.missing_pair()
-            i, j, a, b = f // kVV, f % kVV // VV, f % VV // self.V, f % self.V
-            R1, R2 = np.flatnonzero(self.A[:, j] == b), np.flatnonzero(self.A[:, i] == a)
-            cand = [(r, i, a) for r in R1.tolist()] + [(r, j, b) for r in R2.tolist()]
-            d = np.concatenate([self.delta(R1, i, a), self.delta(R2, j, b)]).astype(float)
-            ok = np.array([self.allowed(*m) for m in cand], bool)
-            if not ok.any():                              # no row half-holds the pair: plant it whole
-                free = [r for r in range(len(self.A)) if self.allowed(r, i, a) and self.allowed(r, j, b)]
-                if not free: continue
-                r = free[self.rng.integers(len(free))]
-                self.cost += int(self.delta(np.array([r]), i, a)[0]); self.move(r, i, a)
-                self.cost += int(self.delta(np.array([r]), j, b)[0]); self.move(r, j, b)
-                continue
-            noisy = d + self.rng.random(len(d)) * 0.9
-            noisy[~ok] = np.inf
-            noisy[[self.tabu.get(m, -1) > self.steps for m in cand]] += 1e6
-            n = int(np.argmin(noisy))
-            self.cost += int(d[n]); self.move(*cand[n])
-        return self.cost == 0
+# %% ../nbs/02_cover.ipynb #a6695d3d
+@patch
+def missing_pair(self: _Repair) -> int:
+    "A random missing pair, drawn from a cached list that is refreshed only when it runs dry."
+    while True:
+        if self.miss is None or not len(self.miss): self.miss = np.flatnonzero((self.cntf == 0) & self.reqf)
+        n = int(self.rng.integers(len(self.miss)))
+        f = int(self.miss[n])
+        if self.cntf[f] == 0: return f
+        self.miss[n] = self.miss[-1]; self.miss = self.miss[:-1]   # covered since the refresh: forget it
 
-    def missing_pair(self) -> int:
-        "A random missing pair, drawn from a cached list that is refreshed only when it runs dry."
-        while True:
-            if self.miss is None or not len(self.miss): self.miss = np.flatnonzero((self.cntf == 0) & self.reqf)
-            n = int(self.rng.integers(len(self.miss)))
-            f = int(self.miss[n])
-            if self.cntf[f] == 0: return f
-            self.miss[n] = self.miss[-1]; self.miss = self.miss[:-1]   # covered since the refresh: forget it
+# %% ../nbs/02_cover.ipynb #018c3277
+@patch
+def plant(self: _Repair, i, a, j, b) -> bool:
+    "Put the pair (i=a, j=b) whole into a random row that may take both; False if none may."
+    free = [r for r in range(len(self.A)) if self.allowed(r, i, a) and self.allowed(r, j, b)]
+    if not free: return False
+    r = free[self.rng.integers(len(free))]
+    self.cost += int(self.delta(np.array([r]), i, a)[0]); self.move(r, i, a)
+    self.cost += int(self.delta(np.array([r]), j, b)[0]); self.move(r, j, b)
+    return True
 
-    def solo(self):
-        "How many pairs each row covers on its own."
-        J = np.arange(self.k)
-        return np.array([(self.cnt[J[:, None], J[None, :], row[:, None], row[None, :]] == 1).sum() for row in self.A])
+# %% ../nbs/02_cover.ipynb #70b27845
+@patch
+def run(self: _Repair, budget) -> bool:
+    "Move cells, one missing pair at a time, until no pair is missing or `budget` steps are spent."
+    kVV, VV = self.k * self.V * self.V, self.V * self.V
+    while self.cost > 0 and self.steps < budget:
+        self.steps += 1
+        f = self.missing_pair()
+        i, j, a, b = f // kVV, f % kVV // VV, f % VV // self.V, f % self.V
+        R1, R2 = np.flatnonzero(self.A[:, j] == b), np.flatnonzero(self.A[:, i] == a)
+        cand = [(r, i, a) for r in R1.tolist()] + [(r, j, b) for r in R2.tolist()]
+        d = np.concatenate([self.delta(R1, i, a), self.delta(R2, j, b)]).astype(float)
+        ok = np.array([self.allowed(*m) for m in cand], bool)
+        if not ok.any():                              # no row half-holds the pair: plant it whole
+            self.plant(i, a, j, b); continue
+        noisy = d + self.rng.random(len(d)) * 0.9
+        noisy[~ok] = np.inf
+        noisy[[self.tabu.get(m, -1) > self.steps for m in cand]] += 1e6
+        n = int(np.argmin(noisy))
+        self.cost += int(d[n]); self.move(*cand[n])
+    return self.cost == 0
+
+# %% ../nbs/02_cover.ipynb #a7a4829b
+@patch
+def solo(self: _Repair):
+    "How many pairs each row covers on its own."
+    J = np.arange(self.k)
+    return np.array([(self.cnt[J[:, None], J[None, :], row[:, None], row[None, :]] == 1).sum() for row in self.A])
 
 # %% ../nbs/02_cover.ipynb #0f5384c7
 def _shrink(A, levels, rng, rules, frozen, n_seed, uncoverable, steps):
@@ -345,7 +403,56 @@ def _encode(d, names, values, what):
         row[names.index(a)] = col.index(str(v))
     return row
 
-# %% ../nbs/02_cover.ipynb #fc8e24f1
+# %% ../nbs/02_cover.ipynb #19a2722e
+def _checked_rules(names, values, cons, strength, seed_rows) -> tuple:
+    "(rules, encoded seed rows) after refusing a strength, constraints or seed rows that cannot make a plan."
+    k = len(names)
+    if not isinstance(strength, int) or strength < 1:
+        raise ValueError(f"strength must be a positive integer, got {strength!r}. Fix: use 2 (pairwise) or 3")
+    if strength > k:
+        raise ValueError(f"strength {strength} is larger than the number of axes ({k}). Fix: use strength <= {k} or "
+                         "add axes")
+    rules = _Rules([len(v) for v in values],
+                   [{j: v for j, v in enumerate(_encode(c, names, values, "constraint")) if v >= 0} for c in cons])
+    if not rules.completable([-1] * k):
+        raise ValueError(f"the constraints forbid every cell ({cons}). Fix: drop or narrow a constraint")
+    seeds = [_encode(r, names, values, "seed row") for r in (seed_rows or [])]
+    for r, row in zip(seed_rows or [], seeds):
+        if rules.violates(row): raise ValueError(f"seed row {r!r} breaks a constraint. Fix: drop it or the constraint")
+    return rules, np.array(seeds, np.int64).reshape(-1, k)
+
+# %% ../nbs/02_cover.ipynb #42ce2629
+def _algebraic(lv, strength) -> tuple:
+    "(array, method) from an exact construction when one fits these level counts, else (None, None)."
+    bound = int(np.prod(sorted(lv)[-strength:]))    # no array has fewer rows than the largest axes' product
+    if strength == 2 and set(lv) == {2}: return _kleitman_spencer(len(lv)), "kleitman-spencer"
+    q = max(max(lv), strength)
+    while q <= FIELD_MAX and not _prime_power(q): q += 1
+    if q <= FIELD_MAX and len(lv) <= q + 1 and q ** strength == bound:
+        return _bush(q, strength, len(lv)) % np.array(lv), "orthogonal array"
+    return None, None
+
+# %% ../nbs/02_cover.ipynb #f5967cd6
+def _greedy(lv, strength, rng, rules, A0, steps) -> tuple:
+    "(array, method, pairs proved uncoverable): IPOG, free cells filled, then (strength 2) the repair search."
+    A, unc = _ipog(lv, strength, rng, rules, A0)
+    frozen = np.zeros(A.shape, bool); frozen[:len(A0)] = A0 >= 0
+    A = _fill_free(A, lv, rng, rules)
+    if strength == 2 and steps > 0: return _shrink(A, lv, rng, rules, frozen, len(A0), unc, steps), "ipog+repair", unc
+    return A, "ipog", unc
+
+# %% ../nbs/02_cover.ipynb #08ce47d6
+def _as_plan(A, names, values, cons, unc, **attrs) -> xr.Dataset:
+    "The integer array `A` as a plan: one variable per axis over `cell`, and what made it in `attrs`."
+    data = {nm: ("cell", np.array(values[j], dtype=object)[A[:, j]] if len(A) else np.array([], object))
+            for j, nm in enumerate(names)}
+    unc_list = [{names[j]: values[j][v] for j, v in zip(cols, vals)} for cols, vals in sorted(unc)]
+    attrs.update(axes=canonical_json(names),
+                 levels=canonical_json({nm: [str(x) for x in v] for nm, v in zip(names, values)}),
+                 constraints=canonical_json(cons), uncoverable=canonical_json(unc_list))
+    return xr.Dataset(data, coords={"cell": np.arange(len(A))}, attrs=attrs)
+
+# %% ../nbs/02_cover.ipynb #a1e0121e
 def covering_array(levels,                  # `Axes`, a dict of axis -> values, or a list of level counts
                    strength: int = 2,       # t: every t-tuple of axis values appears in some cell
                    seed: int = 0,           # run seed; the same seed gives the same plan
@@ -356,44 +463,14 @@ def covering_array(levels,                  # `Axes`, a dict of axis -> values, 
     "Cells covering every `strength`-tuple of axis values, honouring `constraints` and starting with `seed_rows`."
     names, values, cons = _axes_of(levels)
     cons = cons + list(constraints or [])
-    k, lv = len(names), [len(v) for v in values]
-    if not isinstance(strength, int) or strength < 1:
-        raise ValueError(f"strength must be a positive integer, got {strength!r}. Fix: use 2 (pairwise) or 3")
-    if strength > k:
-        raise ValueError(f"strength {strength} is larger than the number of axes ({k}). Fix: use strength <= {k} or "
-                         "add axes")
-    int_cons = [{j: v for j, v in enumerate(_encode(c, names, values, "constraint")) if v >= 0} for c in cons]
-    rules = _Rules(lv, int_cons)
-    if not rules.completable([-1] * k):
-        raise ValueError(f"the constraints forbid every cell ({cons}). Fix: drop or narrow a constraint")
-    seeds = [_encode(r, names, values, "seed row") for r in (seed_rows or [])]
-    for r, row in zip(seed_rows or [], seeds):
-        if rules.violates(row): raise ValueError(f"seed row {r!r} breaks a constraint. Fix: drop it or the constraint")
-    A0 = np.array(seeds, np.int64).reshape(-1, k)
-    rng = np.random.default_rng(derive_seed(seed, "cover", lv, strength))
-    A, method, unc = None, "ipog", set()
-    plain = not rules and not len(A0)
-    bound = int(np.prod(sorted(lv)[-strength:]))
-    if plain and strength == 2 and set(lv) == {2}: A, method = _kleitman_spencer(k), "kleitman-spencer"
-    elif plain:
-        q = max(max(lv), strength)
-        while q <= FIELD_MAX and not _prime_power(q): q += 1
-        if q <= FIELD_MAX and k <= q + 1 and q ** strength == bound:
-            A, method = _bush(q, strength, k) % np.array(lv), "orthogonal array"
+    lv = [len(v) for v in values]
+    rules, A0 = _checked_rules(names, values, cons, strength, seed_rows)
+    A, method, unc = (None, None, set()) if rules or len(A0) else (*_algebraic(lv, strength), set())
     if A is None:
-        A, unc = _ipog(lv, strength, rng, rules, A0)
-        frozen = np.zeros(A.shape, bool); frozen[:len(A0)] = A0 >= 0
-        A = _fill_free(A, lv, rng, rules)
-        if strength == 2 and steps > 0:
-            A = _shrink(A, lv, rng, rules, frozen, len(A0), unc, steps); method = "ipog+repair"
-    data = {nm: ("cell", np.array(values[j], dtype=object)[A[:, j]] if len(A) else np.array([], object))
-            for j, nm in enumerate(names)}
-    unc_list = [{names[j]: values[j][v] for j, v in zip(cols, vals)} for cols, vals in sorted(unc)]
-    attrs = dict(strength=strength, seed=seed, method=method, steps=steps, n_seed_rows=len(A0),
-                 axes=canonical_json(names),
-                 levels=canonical_json({nm: [str(x) for x in v] for nm, v in zip(names, values)}),
-                 constraints=canonical_json(cons), uncoverable=canonical_json(unc_list))
-    return xr.Dataset(data, coords={"cell": np.arange(len(A))}, attrs=attrs)
+        A, method, unc = _greedy(lv, strength, np.random.default_rng(derive_seed(seed, "cover", lv, strength)),
+                                 rules, A0, steps)
+    return _as_plan(A, names, values, cons, unc, strength=strength, seed=seed, method=method, steps=steps,
+                    n_seed_rows=len(A0))
 
 # %% ../nbs/02_cover.ipynb #a0f909a5
 def plan_missing(plan: xr.Dataset,          # a covering array
@@ -445,50 +522,55 @@ def _cells_of(cells) -> list[dict]:
         out.append({k: str(v) for k, v in c.items()})
     return out
 
-# %% ../nbs/02_cover.ipynb #76899309
+# %% ../nbs/02_cover.ipynb #74b3bdf5
+def _planned(cells, cl, axes) -> tuple:
+    "(values per axis, constraints, pairs proved uncoverable) from a plan, from `axes`, or from the values seen."
+    plan = axes if isinstance(axes, xr.Dataset) else cells if axes is None and isinstance(cells, xr.Dataset) else None
+    if plan is not None and "levels" in plan.attrs:
+        lv = json.loads(plan.attrs["levels"])   # canonical JSON sorts keys: the axis order lives in attrs["axes"]
+        levels = {n: lv[n] for n in json.loads(plan.attrs["axes"])}
+        return levels, json.loads(plan.attrs["constraints"]), json.loads(plan.attrs["uncoverable"])
+    if axes is None:
+        levels = {}
+        for c in cl:
+            for k, v in c.items():
+                if v not in levels.setdefault(k, []): levels[k].append(v)
+        return levels, [], []
+    names, values, cons = _axes_of(axes)
+    return {n: [str(v) for v in vals] for n, vals in zip(names, values)}, cons, []
+
+# %% ../nbs/02_cover.ipynb #88710c4f
+def _pair_counts(a, b, levels, cl, impossible) -> tuple:
+    "(how many of the cells `cl` hold each pair of values of axes `a` and `b`, which of those pairs are possible)."
+    ia, ib = {v: i for i, v in enumerate(levels[a])}, {v: i for i, v in enumerate(levels[b])}
+    m = np.zeros((len(ia), len(ib)), np.int64)
+    for c in cl:
+        if a not in c or b not in c: continue
+        if c[a] not in ia or c[b] not in ib:
+            bad = a if c[a] not in ia else b
+            raise ValueError(f"cell {c} has {bad}={c[bad]!r}, not a planned value. Fix: add it to axis {bad!r} or "
+                             "drop the cell")
+        m[ia[c[a]], ib[c[b]]] += 1
+    ok = np.array([[frozenset({(a, va), (b, vb)}) not in impossible for vb in levels[b]] for va in levels[a]], bool)
+    return xr.DataArray(m, dims=(a, b), coords={a: levels[a], b: levels[b]},
+                        attrs={"impossible": canonical_json(np.argwhere(~ok).tolist())}), ok
+
+# %% ../nbs/02_cover.ipynb #e39e0d7d
 def coverage(cells,      # a plan, cell dicts, or rows (dicts with a `cell`)
              axes=None  # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
             ) -> xr.Dataset:
     "Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values."
     cells = cells if isinstance(cells, xr.Dataset) else list(cells)
     cl = _cells_of(cells)
-    plan = axes if isinstance(axes, xr.Dataset) else cells if axes is None and isinstance(cells, xr.Dataset) else None
-    # a plan: its values, constraints, and the pairs it proved uncoverable
-    if plan is not None and "levels" in plan.attrs:
-        lv = json.loads(plan.attrs["levels"])   # canonical JSON sorts keys: the axis order lives in attrs["axes"]
-        levels = {n: lv[n] for n in json.loads(plan.attrs["axes"])}
-        cons, unc = json.loads(plan.attrs["constraints"]), json.loads(plan.attrs["uncoverable"])
-    else:
-        if axes is None:
-            levels = {}
-            for c in cl:
-                for k, v in c.items(): levels.setdefault(k, []).append(v) if v not in levels.get(k, []) else None
-            cons, unc = [], []
-        else:
-            names, values, cons = _axes_of(axes)
-            levels = {n: [str(v) for v in vals] for n, vals in zip(names, values)}
-            unc = []
-    names = list(levels)
+    levels, cons, unc = _planned(cells, cl, axes)
     impossible = {frozenset((a, str(v)) for a, v in u.items()) for u in [*cons, *unc] if len(u) == 2}
-    data, planned, covered = {}, 0, 0
-    for a, b in itertools.combinations(names, 2):
-        ia, ib = {v: i for i, v in enumerate(levels[a])}, {v: i for i, v in enumerate(levels[b])}
-        m = np.zeros((len(ia), len(ib)), np.int64)
-        for c in cl:
-            if a in c and b in c:
-                if c[a] not in ia or c[b] not in ib:
-                    bad = a if c[a] not in ia else b
-                    raise ValueError(f"cell {c} has {bad}={c[bad]!r}, not a planned value. Fix: add it to axis "
-                                     f"{bad!r} or drop the cell")
-                m[ia[c[a]], ib[c[b]]] += 1
-        ok = np.array([[frozenset({(a, va), (b, vb)}) not in impossible for vb in levels[b]] for va in levels[a]], bool)
-        planned += int(ok.sum()); covered += int(((m > 0) & ok).sum())
-        data[f"{a}__{b}"] = xr.DataArray(m, dims=(a, b), coords={a: levels[a], b: levels[b]},
-                                         attrs={"impossible": canonical_json(np.argwhere(~ok).tolist())})
-    return xr.Dataset(data, attrs=dict(pairs_planned=planned, pairs_covered=covered,
+    counts = {f"{a}__{b}": _pair_counts(a, b, levels, cl, impossible) for a, b in itertools.combinations(levels, 2)}
+    planned = sum(int(ok.sum()) for _, ok in counts.values())
+    covered = sum(int(((m.values > 0) & ok).sum()) for m, ok in counts.values())
+    return xr.Dataset({name: m for name, (m, _) in counts.items()}, attrs=dict(pairs_planned=planned, pairs_covered=covered,
                                        fraction=covered / planned if planned else 1.0, n_cells=len(cl),
                                        distinct_cells=len({canonical_json(c) for c in cl}), rollouts=_row_count(cells),
-                                       axes=canonical_json(names)))
+                                       axes=canonical_json(list(levels))))
 
 # %% ../nbs/02_cover.ipynb #ddb46ee9
 def _pair_matrix(cov: xr.Dataset) -> tuple:

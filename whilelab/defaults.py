@@ -49,11 +49,10 @@ def _check_field(cls, f, v):
         raise ValueError(f"{where} must be {'at least ' + str(lo) if hi is None else f'in [{lo}, {hi}]'}, got "
                          f"{v!r}. {fix}")
 
-# %% ../nbs/04_defaults.ipynb #e3f7b237
-@named
+# %% ../nbs/04_defaults.ipynb #01d5d912
 @dataclass(frozen=True)
-class WorldOptions:
-    "Every number and pool the sandbox draws from, each with its reason."
+class _WorldRecords:
+    "The records a world starts with: how many, their ids, statuses, dates and amounts."
     records_per_entity: int = _d(8, "enough records for lists, misses and an ambiguous pair; few enough that "
                                     "hashing the state costs microseconds", lo=2)
     id_digits: int = _d(4, "ids like #W1042: readable, and 10,000 possibilities make a guessed id almost never real",
@@ -66,6 +65,17 @@ class WorldOptions:
     date_span_days: int = _d(365, "dates spread over one year", lo=1)
     amount_range: tuple = _d((5.0, 500.0), "typical retail order totals in USD; wide enough to cross a $200 "
                                            "escalation rule")
+    ambiguous_matches: int = _d(2, "an ambiguous world has two records matching what the person says: the least "
+                                   "that is ambiguous", lo=2)
+    status_after: tuple = _d((("cancel", "cancelled"), ("return", "return requested"),
+                              ("exchange", "exchange requested"), ("refund", "refunded")),
+                             "the status a write sets, by the verb its tool's name starts with (tau-bench retail's "
+                             "statuses)")
+
+# %% ../nbs/04_defaults.ipynb #5e154f5f
+@dataclass(frozen=True)
+class _WorldValues:
+    "The values its records' fields are drawn from, and the ones a careful agent never sends."
     first_names: tuple = _d(("Mei", "Omar", "Lena", "Ravi", "Ana", "Tom", "Yuki", "Sara", "Ivan", "Nia", "Leo", "Zoe"),
                             "a fixed pool keeps worlds reproducible without a fake-data dependency")
     last_names: tuple = _d(("Chen", "Haddad", "Novak", "Iyer", "Silva", "Berg", "Sato", "Khan", "Petrov", "Okafor",
@@ -81,20 +91,6 @@ class WorldOptions:
                                               "still differ")
     words: tuple = _d(("blue", "large", "wool", "steel", "basic", "deluxe", "red", "small"),
                       "filler for free-text fields a schema does not explain")
-    fault_call: int = _d(1, "a planned fault fires on the first well-formed call of its tool, so a retry can still "
-                            "succeed (tests recovery, not only failure)", lo=1)
-    fault_hits: int = _d(1, "how many consecutive calls a planned fault fires on", lo=1)
-    timeout_s: float = _d(30.0, "the timeout a timed-out call reports: a common HTTP client default", lo=0.0)
-    retry_after_s: float = _d(2.0, "the wait a rate-limited call asks for: short enough that a good agent retries "
-                                   "within the conversation", lo=0.0)
-    partial_share: float = _d(0.5, "a partial result keeps half the fields or items: plausible, but missing what "
-                                   "matters", lo=0.0, hi=1.0)
-    ambiguous_matches: int = _d(2, "an ambiguous world has two records matching what the person says: the least "
-                                   "that is ambiguous", lo=2)
-    placeholders: tuple = _d(("string", "str", "example", "user@example.com", "email@example.com", "john doe",
-                              "jane doe", "john", "xxx", "tbd", "n/a", "none", "null", "unknown", "placeholder",
-                              "your email", "order id", "user id", "id", "value", "..."),
-                             "values models paste when they did not ask the person (seen in tool-use transcripts)")
     value_pools: tuple = _d((("timezone", ("Europe/Paris", "Asia/Tokyo", "America/Chicago", "Australia/Sydney",
                                            "Asia/Kolkata")),
                              ("currency", ("USD", "EUR", "GBP", "JPY", "INR")),
@@ -103,18 +99,37 @@ class WorldOptions:
                             "fields whose values come from a closed set a schema rarely lists, by a word in the "
                             "field's name: a real server refuses a value outside it (the MCP time server refuses "
                             "'blue' as a time zone)")
+    placeholders: tuple = _d(("string", "str", "example", "user@example.com", "email@example.com", "john doe",
+                              "jane doe", "john", "xxx", "tbd", "n/a", "none", "null", "unknown", "placeholder",
+                              "your email", "order id", "user id", "id", "value", "..."),
+                             "values models paste when they did not ask the person (seen in tool-use transcripts)")
+
+# %% ../nbs/04_defaults.ipynb #f6a1cf35
+@dataclass(frozen=True)
+class _WorldFaults:
+    "The faults a world is put in on purpose, and how long a world you bring may take."
+    fault_call: int = _d(1, "a planned fault fires on the first well-formed call of its tool, so a retry can still "
+                            "succeed (tests recovery, not only failure)", lo=1)
+    fault_hits: int = _d(1, "how many consecutive calls a planned fault fires on", lo=1)
+    timeout_s: float = _d(30.0, "the timeout a timed-out call reports: a common HTTP client default", lo=0.0)
+    retry_after_s: float = _d(2.0, "the wait a rate-limited call asks for: short enough that a good agent retries "
+                                   "within the conversation", lo=0.0)
+    partial_share: float = _d(0.5, "a partial result keeps half the fields or items: plausible, but missing what "
+                                   "matters", lo=0.0, hi=1.0)
     faults: tuple = _d(("timeout", "malformed", "stale", "denied", "rate_limited", "partial", "write_conflict"),
                        "the tool conditions a world is put in on purpose: the failures tool-use transcripts "
                        "show (time-outs, cut or garbled bodies, stale reads, permission errors, rate limits, "
                        "lost-update conflicts)")
     stop_faults: tuple = _d(("denied",), "faults the careful path does not retry: a permission error does not "
                                          "go away, so the reference end state is the unchanged one")
-    status_after: tuple = _d((("cancel", "cancelled"), ("return", "return requested"),
-                              ("exchange", "exchange requested"), ("refund", "refunded")),
-                             "the status a write sets, by the verb its tool's name starts with (tau-bench retail's "
-                             "statuses)")
     server_timeout_s: float = _d(30.0, "how long a world you bring (an MCP server) may take to answer before "
                                        "the call counts as timed out: a common HTTP client default", lo=0.0)
+
+# %% ../nbs/04_defaults.ipynb #82f0c576
+@named
+@dataclass(frozen=True)
+class WorldOptions(_WorldFaults, _WorldValues, _WorldRecords):   # fields in the order records, values, faults
+    "Every number and pool the sandbox draws from, each with its reason."
 
 # %% ../nbs/04_defaults.ipynb #fe8443a9
 @named

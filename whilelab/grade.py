@@ -611,7 +611,47 @@ def _probe_catch(judge, rows, gold: dict, seed: int) -> dict:
         caught.setdefault(kind, []).append(l.label == "fail")
     return {k: float(np.mean(v)) for k, v in caught.items()}
 
-# %% ../nbs/06_grade.ipynb #9dd7e33c
+# %% ../nbs/06_grade.ipynb #34b3383b
+def _gold_rows(judge, rows, gold, agent, grade_opts) -> tuple[list, dict]:
+    "(the rows that have a gold label, the labels by row key), after the family check; at least 20 or refused."
+    from whilelab.rollout import row_key
+    check_judge_family(judge, agent_families(agent, rows), grade_opts)
+    g = _gold_dict(rows, gold)
+    rows = [r for r in rows if row_key(r) in g]
+    if len(rows) < 20:
+        raise ValueError(f"only {len(rows)} rows have gold labels. Fix: label at least 20 (100+ for tight intervals)")
+    return rows, g
+
+# %% ../nbs/06_grade.ipynb #91e85908
+def _trust_checks(judge, rows, g, labels, half, sit, opts: TrustOptions, seed: int) -> tuple:
+    "(agreement on each half, what failed, the length flip, the probe catch rates): every test the judge must pass."
+    from whilelab.rollout import row_key
+    gl, halves, reasons = np.array([g[row_key(r)] for r in rows]), [], []
+    for h in (0, 1):
+        idx = np.flatnonzero(half == h)
+        rec, failures = _half_agreement(h, gl[idx], np.array(labels)[idx], sit[idx], opts, seed)
+        halves.append(rec); reasons += failures
+    flip = _length_flip(judge, rows, labels, opts)
+    if flip > opts.max_length_flip:
+        reasons.append(f"padding the reply changed {flip:.0%} of grades (> {opts.max_length_flip:.0%})")
+    catch = _probe_catch(judge, rows, g, seed)
+    reasons += [f"probe {k}: failed only {v:.0%} (< {opts.min_probe_catch:.0%})" for k, v in catch.items()
+                if v < opts.min_probe_catch]
+    return halves, reasons, flip, catch
+
+# %% ../nbs/06_grade.ipynb #d691a882
+def _trust_correction(judge, target, gp, jp, half, sit, opts: TrustOptions, seed: int) -> tuple:
+    """(corrected pass rate, its note, the judge's labels on the target): calibrated on half 0 and applied to half 1,
+    or on every labelled row and applied to `target`."""
+    if target is None: cal, tj, tsit = (half == 0), jp[half == 1], sit[half == 1]
+    else:
+        target = list(target)
+        cal, tsit = np.ones(len(gp), bool), np.array([r["situation_id"] for r in target])
+        tj = np.array([l.label == "pass" for l in judge_all(judge, target)])
+    corr, note = _corrected(gp[cal], jp[cal], sit[cal], tj, tsit, opts.resamples, seed, opts.min_informedness)
+    return corr, note, tj
+
+# %% ../nbs/06_grade.ipynb #681ffdac
 def judge_trust(judge,                        # a judge, or a function of a row
                 rows,                         # rollouts to judge
                 gold,                         # gold labels: a dict by row key, a list, or a function of a row
@@ -625,39 +665,19 @@ def judge_trust(judge,                        # a judge, or a function of a row
     "Score `judge` against `gold` labels (dict, list, or function of a row) and decide whether to trust it."
     from whilelab.rollout import row_key
     opts, judge, grade_opts = opts or TrustOptions(), as_judge(judge), grade_opts or GradeOptions()
-    check_judge_family(judge, agent_families(agent, rows), grade_opts)
-    g = _gold_dict(rows, gold)
-    rows = [r for r in rows if row_key(r) in g]
-    if len(rows) < 20:
-        raise ValueError(f"only {len(rows)} rows have gold labels. Fix: label at least 20 (100+ for tight intervals)")
+    rows, g = _gold_rows(judge, rows, gold, agent, grade_opts)
     labels, floored = _labels_as_graded(judge, rows, spec, grade_opts)
-    gl, halves, reasons = [g[row_key(r)] for r in rows], [], []
     half = np.array([int(stable_hash(r["situation_id"], n=8), 16) % 2 for r in rows])
     sit = np.array([r["situation_id"] for r in rows])
-    for h in (0, 1):
-        idx = np.flatnonzero(half == h)
-        rec, failures = _half_agreement(h, np.array(gl)[idx], np.array(labels)[idx], sit[idx], opts, seed)
-        halves.append(rec); reasons += failures
-    flip = _length_flip(judge, rows, labels, opts)
-    if flip > opts.max_length_flip:
-        reasons.append(f"padding the reply changed {flip:.0%} of grades (> {opts.max_length_flip:.0%})")
-    catch = _probe_catch(judge, rows, g, seed)
-    reasons += [f"probe {k}: failed only {v:.0%} (< {opts.min_probe_catch:.0%})" for k, v in catch.items()
-                if v < opts.min_probe_catch]
+    halves, reasons, flip, catch = _trust_checks(judge, rows, g, labels, half, sit, opts, seed)
     ok = not reasons
-    gp, jp = np.array(gl) == "pass", np.array(labels) == "pass"
+    gp, jp = np.array([g[row_key(r)] for r in rows]) == "pass", np.array(labels) == "pass"
     sens = float(jp[gp].mean()) if gp.any() else np.nan
     spec_ = float((~jp[~gp]).mean()) if (~gp).any() else np.nan
-    # calibrate on one half, correct the other
-    if target is None: cal, tj, tsit = (half == 0), jp[half == 1], sit[half == 1]
-    else:
-        target = list(target)
-        cal, tsit = np.ones(len(rows), bool), np.array([r["situation_id"] for r in target])
-        tj = np.array([l.label == "pass" for l in judge_all(judge, target)])
-    corr, note = _corrected(gp[cal], jp[cal], sit[cal], tj, tsit, opts.resamples, seed, opts.min_informedness)
+    corr, note, tj = _trust_correction(judge, target, gp, jp, half, sit, opts, seed)
     if not ok: corr, note = None, "no corrected pass rate: the judge is not trusted"
-    unlabelled = sum(l is None for l in labels)
-    if unlabelled: reasons.append(f"the judge gave no label for {unlabelled} rows (counted as disagreements)")
+    if (unlabelled := sum(l is None for l in labels)):
+        reasons.append(f"the judge gave no label for {unlabelled} rows (counted as disagreements)")
     if ok:
         reasons.append(f"kappa {min(h['kappa'].kappa for h in halves):.2f}+ on both halves, padding moved "
                        f"{flip:.0%} of grades, every probe caught >= {min(catch.values()):.0%}")

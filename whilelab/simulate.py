@@ -156,7 +156,32 @@ def _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress, ex
                     seed=opts.seed, store=store, opts=opts.rollout, run_id=run_id, progress=progress, executor=executor)
     return grade(rows, spec, judge, agent=agent, opts=opts.grade), situations, None, rows.stopped or "plan played", []
 
-# %% ../nbs/13_simulate.ipynb #c5cb0701
+# %% ../nbs/13_simulate.ipynb #cfde38d4
+def _checked_options(options, world, executor) -> SimOptions:
+    "The run's options (the defaults if none), after refusing what cannot run."
+    opts = options or SimOptions()
+    if not isinstance(opts, SimOptions):
+        raise TypeError(f"options must be a SimOptions, got {type(opts).__name__}. Fix: SimOptions(k_samples=4, ...)")
+    if world is not None and executor is not None:
+        raise ValueError("a world you bring answers in this process. "
+                         "Fix: drop executor=, or world= to play on the cluster")
+    return opts
+
+# %% ../nbs/13_simulate.ipynb #81d2acf9
+def _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world) -> tuple:
+    """(rows, situations, search history, why it stopped, undeliverable cells, the stored rows' order): the search, or
+    the plan played once, with rows streaming to `out`."""
+    store = RowStore(Path(out) / "rows.jsonl", run_id, opts.rollout) if out is not None else None
+    try:
+        if opts.search is None: played = _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress,
+                                                    executor, world)
+        else: played = _search(spec, agent, user, axes, plan, opts, store, run_id, judge=judge, writer=writer,
+                               progress=progress, executor=executor, world=world)
+    finally:
+        if store is not None: store.close()
+    return (*played, store.order if store is not None else None)
+
+# %% ../nbs/13_simulate.ipynb #4b5f74bc
 def simulate(agent=None,                      # the agent under test (default: the offline `ScriptedAgent`)
              tools=None,                      # its tools, any format (default: the built-in example's)
              policy: str | None = None,       # its policy text (given with `tools`)
@@ -174,32 +199,19 @@ def simulate(agent=None,                      # the agent under test (default: t
     """Axes -> covering plan -> five-arm search (or the plan once) -> graded rollouts. Defaults: the example agent,
     offline stand-ins."""
     from whilelab.grade import check_judge_family
-    opts = options or SimOptions()
-    if not isinstance(opts, SimOptions):
-        raise TypeError(f"options must be a SimOptions, got {type(opts).__name__}. Fix: SimOptions(k_samples=4, ...)")
-    if world is not None and executor is not None:
-        raise ValueError("a world you bring answers in this process. "
-                         "Fix: drop executor=, or world= to play on the cluster")
-    spec = _spec_of(tools, policy, world)
+    opts, spec = _checked_options(options, world, executor), _spec_of(tools, policy, world)
     agent = ScriptedAgent(flaw_rate=opts.rollout.flaw_rate) if agent is None else agent
     user = TemplateUser(opts.rollout) if user is None else user
     if judge is not None: check_judge_family(judge, [getattr(agent, "family", "") or ""], opts.grade)   # before play
     axes = axes or default_axes(spec.tools, spec.policy)
     plan = covering_array(axes, strength=opts.strength, seed=opts.seed)
     run_id = _run_id(spec, axes, opts, agent, user, world)
-    store = RowStore(Path(out) / "rows.jsonl", run_id, opts.rollout) if out is not None else None
-    try:
-        if opts.search is None: played = _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress,
-                                                    executor, world)
-        else: played = _search(spec, agent, user, axes, plan, opts, store, run_id, judge=judge, writer=writer,
-                               progress=progress, executor=executor, world=world)
-    finally:
-        if store is not None: store.close()
+    *played, order = _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world)
     rows, situations, history, stopped, undeliverable = played
     cov = coverage([delivered_cell(r) for r in rows], plan)   # pairs the plan proved impossible are not owed
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
                      getattr(world, "name", type(world).__name__) if world is not None else "sandbox")
-    if out is not None: save(sim, out, store.order)
+    if out is not None: save(sim, out, order)
     return sim
 
 # %% ../nbs/13_simulate.ipynb #187de7b0

@@ -605,52 +605,76 @@ def _fits(value, s) -> bool | None:
     if False in parts: return False
     return None if None in parts else True
 
-# %% ../nbs/04_world.ipynb #c92c7792
-def _answer(self, t: Tool, args: dict, stale: bool = False) -> dict:
-    role, recs = self.schema.role[t.name], (self._initial if stale else self.records)
-    e, idp = role["entity"], role["id_param"]
-    for p, v in args.items():                               # every id must exist
+# %% ../nbs/04_world.ipynb #7f7b26e1
+def _unknown_id(recs: dict, args: dict, idp) -> dict | None:
+    "A not-found answer for the first id in `args` (other than the record's own, `idp`) that names no record."
+    for p, v in args.items():
         pe = _id_entity(p)
         if pe in recs and p != idp:
             missing = [x for x in (v if isinstance(v, list) else [v]) if _rid(recs[pe], x) not in recs[pe]]
             if missing: return _result("not_found", {"error": f"{pe} {missing[0]} not found"}, True)
-    if role["kind"] == "lookup":
-        keys = {p: v for p, v in args.items() if p in self.schema.entities.get(e, {}) or p in ("email", "name")}
-        want = {p: _norm(v) for p, v in keys.items()}
-        hits = [r for r in recs[e].values() if want and all(_norm(r.get(p)) == v for p, v in want.items())]
-        if not hits: return _result("not_found", {"error": f"no {e} matches {keys}"}, True)
-        ids = [h[f"{e}_id"] for h in hits]
-        return _result("ok",
-                       {f"{e}_id": ids[0]} if len(ids) == 1 else {f"{e}_ids": ids, "note": "several records match"})
-    if idp is None:
-        if role["kind"] == "write":
-            self.log = self.log + [{"tool": t.name, "args": args}]
-            return _result("ok", {"status": "done", "tool": t.name})
-        if t.name == "calculate" or "expression" in args: return _calculate(args.get("expression", ""))
-        return _result("ok", {"results": [], "tool": t.name} if t.params else {"results": []})
-    if idp not in args:                                     # an optional id left out: the call names no one record
-        if role["kind"] == "write": self.log = self.log + [{"tool": t.name, "args": args}]
-        return _result("ok", {"status": "done", "tool": t.name} if role["kind"] == "write" else {"results": list(recs.get(e, {}).values())[:2]})
-    rid = _rid(recs.get(e, {}), args[idp])
-    rec = recs.get(e, {}).get(rid)
-    if rec is None: return _result("not_found", {"error": f"{e} {rid} not found"}, True)
-    if role["kind"] != "write":
-        out = dict(rec)
-        if role["child"]:
-            out[f"{role['child']}s"] = [c for c in recs[role["child"]].values() if c.get(f"{e}_id") == rid]
-        elif e == self.schema.owner:
-            for ce in recs:
-                if ce != e: out[f"{ce}_ids"] = [cid for cid, c in recs[ce].items() if c.get(f"{e}_id") == rid]
-        return _result("ok", out)
-    need = role["needs_status"]
+
+# %% ../nbs/04_world.ipynb #291d34cf
+@patch
+def _lookup(self: Sandbox, e: str, recs: dict, args: dict) -> dict:
+    "The id of the `e` record whose fields match `args` (several ids, said so, when more than one does)."
+    keys = {p: v for p, v in args.items() if p in self.schema.entities.get(e, {}) or p in ("email", "name")}
+    want = {p: _norm(v) for p, v in keys.items()}
+    hits = [r for r in recs[e].values() if want and all(_norm(r.get(p)) == v for p, v in want.items())]
+    if not hits: return _result("not_found", {"error": f"no {e} matches {keys}"}, True)
+    ids = [h[f"{e}_id"] for h in hits]
+    return _result("ok", {f"{e}_id": ids[0]} if len(ids) == 1 else {f"{e}_ids": ids, "note": "several records match"})
+
+# %% ../nbs/04_world.ipynb #4ad65a76
+@patch
+def _unnamed(self: Sandbox, t: Tool, role: dict, recs: dict, args: dict) -> dict:
+    "The answer of a tool that names no record: a logged write, a calculation, or a short list."
+    e, kind = role["entity"], role["kind"]
+    if kind == "write":
+        self.log = self.log + [{"tool": t.name, "args": args}]
+        return _result("ok", {"status": "done", "tool": t.name})
+    if role["id_param"] is not None: return _result("ok", {"results": list(recs.get(e, {}).values())[:2]})
+    if t.name == "calculate" or "expression" in args: return _calculate(args.get("expression", ""))
+    return _result("ok", {"results": [], "tool": t.name} if t.params else {"results": []})
+
+# %% ../nbs/04_world.ipynb #3c3d09cd
+@patch
+def _read(self: Sandbox, role: dict, recs: dict, rid: str, rec: dict) -> dict:
+    "Record `rid` as a read returns it: with its children, or (an owner) with the ids of what it owns."
+    e, out = role["entity"], dict(rec)
+    if role["child"]:
+        out[f"{role['child']}s"] = [c for c in recs[role["child"]].values() if c.get(f"{e}_id") == rid]
+    elif e == self.schema.owner:
+        for ce in recs:
+            if ce != e: out[f"{ce}_ids"] = [cid for cid, c in recs[ce].items() if c.get(f"{e}_id") == rid]
+    return _result("ok", out)
+
+# %% ../nbs/04_world.ipynb #b0ede157
+@patch
+def _write(self: Sandbox, t: Tool, role: dict, rid: str, rec: dict, args: dict) -> dict:
+    "Change record `rid` as `t` does, if its status allows: the new record, or why not."
+    e, need = role["entity"], role["needs_status"]
     if need and rec.get("status") != need:
         return _result("refused", {"error": f"{e} {rid} is {rec.get('status')}; {t.name} needs a {need} {e}"}, True)
-    new = {**rec, **{p: v for p, v in args.items() if p != idp}}
+    new = {**rec, **{p: v for p, v in args.items() if p != role["id_param"]}}
     if role["sets_status"]: new["status"] = role["sets_status"]
     self.records[e] = {**self.records[e], rid: new}
     self.log = self.log + [{"tool": t.name, "args": args}]
     return _result("ok", new)
-Sandbox._answer = _answer
+
+# %% ../nbs/04_world.ipynb #0c4cf0f7
+@patch
+def _answer(self: Sandbox, t: Tool, args: dict, stale: bool = False) -> dict:
+    "What the world says to a well-formed call of `t` (read from the state before any write if `stale`)."
+    role, recs = self.schema.role[t.name], (self._initial if stale else self.records)
+    e, idp = role["entity"], role["id_param"]
+    if (miss := _unknown_id(recs, args, idp)): return miss
+    if role["kind"] == "lookup": return self._lookup(e, recs, args)
+    if idp is None or idp not in args: return self._unnamed(t, role, recs, args)   # an optional id left out too
+    rid = _rid(recs.get(e, {}), args[idp])
+    rec = recs.get(e, {}).get(rid)
+    if rec is None: return _result("not_found", {"error": f"{e} {rid} not found"}, True)
+    return self._write(t, role, rid, rec, args) if role["kind"] == "write" else self._read(role, recs, rid, rec)
 
 # %% ../nbs/04_world.ipynb #d3e57368
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
