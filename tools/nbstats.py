@@ -36,13 +36,23 @@ def functions(src: str) -> list:
     return [n.end_lineno - n.lineno + 1 for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
+def _patches_private(fn) -> bool:
+    "Whether `fn` is `@patch`ed onto a private class (its first parameter annotated with a `_Name`)."
+    patched = any("patch" in ast.unparse(d) for d in fn.decorator_list)
+    owner = fn.args.args[0].annotation if patched and fn.args.args else None
+    return isinstance(owner, ast.Name) and owner.id.startswith("_")
+
+
 def documented(src: str) -> tuple:
     "(public parameters, those with an inline comment on their line: a docment) of the public functions in a cell."
     try: tree = ast.parse(src)
     except SyntaxError: return 0, 0
     lines, total, with_doc = src.splitlines(), 0, 0
+    inside_private = {id(m) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c.name.startswith("_")
+                      for m in ast.walk(c)}
     for n in ast.walk(tree):
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) or n.name.startswith("_"): continue
+        if id(n) in inside_private or _patches_private(n): continue     # a private class's methods are not public API
         for a in n.args.args + n.args.kwonlyargs:
             if a.arg in ("self", "cls"): continue
             total += 1

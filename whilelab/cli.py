@@ -62,10 +62,12 @@ def _nested(f):
     value = f.default_factory()
     return type(value) if dataclasses.is_dataclass(value) else None
 
+# %% ../nbs/15_cli.ipynb #fd6cb690
 def _tuples(v):
     "Lists as tuples, all the way down (what the options' tuple defaults hold)."
     return tuple(_tuples(x) for x in v) if isinstance(v, list) else v
 
+# %% ../nbs/15_cli.ipynb #5d992ed3
 def options_of(cls,
                d: dict,    # options as a dict (from JSON or TOML)
                where: str  # where they came from, for errors
@@ -106,10 +108,12 @@ def _toml(v) -> str:
     if isinstance(v, dict): return "{" + ", ".join(f"{json.dumps(k)} = {_toml(x)}" for k, x in v.items()) + "}"
     return "[" + ", ".join(_toml(x) for x in v) + "]"
 
+# %% ../nbs/15_cli.ipynb #51626b90
 def _setting(name: str, v) -> str:
     "One `name = value` line; an unset value (None: no limit) as a comment, since TOML has no null."
     return f"# {name} = (unset)\n" if v is None else f"{name} = {_toml(v)}\n"
 
+# %% ../nbs/15_cli.ipynb #af8f6a1b
 def options_toml(opts=None  # options (default: the defaults)
                 ) -> str:
     "`opts` (default: every default) as a TOML file `options_from` reads, each field's reason a comment above it."

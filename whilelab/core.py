@@ -26,6 +26,7 @@ def canonical_json(obj  # plain JSON values (and numpy numbers, sets, dates, ids
     "`obj` as compact JSON with sorted keys: the same value always gives the same text."
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default)
 
+# %% ../nbs/00_core.ipynb #2adcf1b0
 def _json_default(o):
     "Values JSON lacks that a database holds, as text the same in every copy: numpy numbers, sets, dates, ids, enums."
     if isinstance(o, (np.integer,)): return int(o)
@@ -38,17 +39,23 @@ def _json_default(o):
     raise TypeError(f"canonical_json cannot encode a {type(o).__name__}; pass plain JSON values")
 
 # %% ../nbs/00_core.ipynb #823c55f0
-def stable_hash(*parts, n: int = 12) -> str:
+def stable_hash(*parts,
+                n: int = 12  # hex digits kept
+               ) -> str:
     "First `n` hex digits of the SHA-256 of `parts` as canonical JSON."
     return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()[:n]
 
 # %% ../nbs/00_core.ipynb #d4053056
-def derive_seed(seed: int, *keys) -> int:
+def derive_seed(seed: int,  # run seed
+                *keys
+               ) -> int:
     "A 63-bit seed derived from the run `seed` and stable `keys`, independent of call order."
     return int(hashlib.sha256(canonical_json([int(seed), *keys]).encode()).hexdigest()[:16], 16) >> 1
 
 # %% ../nbs/00_core.ipynb #0b900b6a
-def rng_for(seed: int, *keys) -> np.random.Generator:
+def rng_for(seed: int,  # run seed
+            *keys
+           ) -> np.random.Generator:
     "A numpy generator for the choice named by `keys` under run `seed`."
     return np.random.default_rng(derive_seed(seed, *keys))
 
@@ -224,6 +231,14 @@ def parse_docstring(doc: str | None,  # a docstring
         if not in_args and not params: summary.append(line)
     return " ".join(" ".join(summary).split()), params
 
+# %% ../nbs/00_core.ipynb #bdb4561e
+def _singular_verb(w: str) -> str:
+    "'creates' -> 'create', 'modifies' -> 'modify', 'books' -> 'book': the base form a word list holds."
+    for suffix, base in (("ies", "y"), ("es", ""), ("s", "")):
+        if w.endswith(suffix) and w[: -len(suffix)] + base in _WRITE_WORDS + _READ_WORDS:
+            return w[: -len(suffix)] + base
+    return w
+
 # %% ../nbs/00_core.ipynb #a0b78d4c
 _WRITE_WORDS = ("cancel modify update change create book return exchange send transfer refund delete remove add set issue submit place reset "
                 "edit write post apply escalate merge push enable disable commit fork upload insert assign approve "
@@ -257,14 +272,6 @@ def guess_effect(name: str,             # the tool's name
     first = re.sub(r"^(this (tool|function|endpoint)|use this to|used to|it)\s+", "", desc.lower())
     verb = _singular_verb(re.split(r"\W+", first, maxsplit=1)[0]) if first else ""
     return "write" if verb in _WRITE_WORDS else "read"
-
-# %% ../nbs/00_core.ipynb #bdb4561e
-def _singular_verb(w: str) -> str:
-    "'creates' -> 'create', 'modifies' -> 'modify', 'books' -> 'book': the base form a word list holds."
-    for suffix, base in (("ies", "y"), ("es", ""), ("s", "")):
-        if w.endswith(suffix) and w[: -len(suffix)] + base in _WRITE_WORDS + _READ_WORDS:
-            return w[: -len(suffix)] + base
-    return w
 
 # %% ../nbs/00_core.ipynb #4361b00a
 # names as tool sets write them: BFCL's 'math.factorial', 'ChaDri.change_drink'
@@ -438,6 +445,7 @@ def _to_anthropic(self) -> dict:
     "This tool as an Anthropic Messages API tool dict."
     return {"name": self.api_name, "description": self.description, "input_schema": copy.deepcopy(self.input_schema)}
 
+# %% ../nbs/00_core.ipynb #20a6e678
 def _to_openai(self) -> dict:
     "This tool as an OpenAI chat-completions tool dict (with the `function` wrapper)."
     return {"type": "function", "function": {"name": self.api_name, "description": self.description,
@@ -598,7 +606,9 @@ class AgentSpec:
     def api_names(self) -> dict:
         "Tool name -> the name model APIs see; `from_api` maps a model's call back."
         return {t.name: t.api_name for t in self.tools}
-    def from_api(self, name: str) -> str:
+    def from_api(self,
+                 name: str  # a name a model API sent back
+                ) -> str:
         "The tool's own name for `name` as a model API called it (unchanged when no tool has that alias)."
         return next((t.name for t in self.tools if t.api_name == name), name)
 
@@ -701,6 +711,7 @@ def _stem(w: str) -> str:
         if len(w) > len(suf) + 2 and w.endswith(suf): return w[: -len(suf)]
     return w
 
+# %% ../nbs/00_core.ipynb #9261e3e2
 def content_words(text: str  # any text
                  ) -> list[str]:
     "Stemmed content words of `text`, with everyday verbs mapped to the words tools use."

@@ -123,6 +123,7 @@ def _tuple_index(A, cols, levels):
     for j in cols: idx = idx * levels[j] + A[:, j]
     return idx
 
+# %% ../nbs/02_cover.ipynb #6ec89f0b
 def _missing(A, levels, t, uncoverable=frozenset()) -> list:
     "Required t-tuples ((cols), (values)) that no row of `A` holds."
     out = []
@@ -606,7 +607,8 @@ def missing_pairs(cov: xr.Dataset  # delivered coverage (`coverage`)
     return out
 
 # %% ../nbs/02_cover.ipynb #bdbd239b
-def missing_pair_names(cov: xr.Dataset) -> list[str]:
+def missing_pair_names(cov: xr.Dataset  # coverage (`coverage`)
+                      ) -> list[str]:
     "Each possible pair no cell holds, as 'axis=value x axis=value'."
     return [f"{a}={va} x {b}={vb}" for a, va, b, vb in missing_pairs(cov)]
 

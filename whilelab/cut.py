@@ -30,6 +30,7 @@ class Selection:
                 "decontaminated": self.decontaminated}
     def __repr__(self): return f"Selection({self.report()})"
 
+# %% ../nbs/07_cut.ipynb #3b3b7878
 def _meta(r) -> dict:
     "What a trainer may need beyond the conversation: ids, policy version, sampling, logprobs, grade provenance."
     return {"id": f"{r['situation_id']}/{r['phrasing']}/{r['sample']}", "situation_id": r["situation_id"],
@@ -39,8 +40,13 @@ def _meta(r) -> dict:
             "token_logprobs": r.get("token_logprobs", []), "signature": r.get("signature"), "reward": r.get("reward"),
             "cell": r.get("cell", {})}
 
+# %% ../nbs/07_cut.ipynb #1b3cbaea
 def _system(spec, opts) -> list: return [{"role": "system", "content": spec.policy}] if opts.system_prompt else []
+
+# %% ../nbs/07_cut.ipynb #645a6007
 def _tools(spec) -> list: return [t.to_openai() for t in spec.tools]
+
+# %% ../nbs/07_cut.ipynb #3a51788f
 def _agent_chars(msgs) -> int:
     return sum(len(m.get("content") or "") + len(canonical_json(m.get("tool_calls") or [])) for m in msgs if m["role"] == "assistant")
 
@@ -172,7 +178,14 @@ class SituationEnv:
     `get_reward`."""
     spec: AgentSpec = None
     grade_opts = rules = None     # set by `environment_for`
-    def reset(self, situation_id: str, cell: dict, seed: int, arm: str = "structured", prompt=None, **_) -> None:
+    def reset(self,
+              situation_id: str,        # the situation to replay
+              cell: dict,               # its cell
+              seed: int,                # run seed
+              arm: str = "structured",  # the search arm it came from
+              prompt=None,              # the conversation so far
+              **_
+             ) -> None:
         from whilelab.rollout import situation_from_cell
         self.situation = situation_from_cell(dict(cell), self.spec, seed, arm, situation_id=situation_id)
         self.world, self.messages, self.calls = self.situation.sandbox(), [dict(m) for m in prompt or []], []
@@ -246,7 +259,10 @@ def _person_text(row) -> str:
     return " ".join(m.get("content") or "" for m in msgs if m.get("role") == "user")
 
 # %% ../nbs/07_cut.ipynb #23f0a62a
-def overlap(row, eval_ngrams: set, n: int) -> float:
+def overlap(row,               # a rollout row
+            eval_ngrams: set,  # n-grams of the eval's person-side text
+            n: int             # n-gram length in words
+           ) -> float:
     "Share of the row's person-side n-grams that occur in `eval_ngrams`."
     g = _ngrams(_person_text(row), n)
     return len(g & eval_ngrams) / len(g) if g else 0.0
@@ -291,7 +307,8 @@ def _feature_for(values):
     return Json(), None
 
 # %% ../nbs/07_cut.ipynb #a1f614ab
-def to_dataset(sel: Selection):
+def to_dataset(sel: Selection  # a cut (`Selection`)
+              ):
     """`sel` as a `datasets.Dataset`: typed columns, message structs, Json for tool-call arguments, tools and other
     nested values."""
     from datasets import Dataset, Features

@@ -217,7 +217,10 @@ class SearchOptions:
                              "more, or widen those bounds")
 
 # %% ../nbs/04_defaults.ipynb #23fcef13
-def unfit_arms(n: int, floors: dict, caps: dict) -> list:
+def unfit_arms(n: int,        # situations in the batch
+               floors: dict,  # arm -> least share
+               caps: dict     # arm -> largest share
+              ) -> list:
     "Arms whose floor, rounded up to whole situations of an `n`-situation batch, exceeds their cap rounded down."
     return [a for a in ARMS if math.ceil(floors.get(a, 0) * n - 1e-9) > math.floor(caps.get(a, 1) * n + 1e-9)]
 

@@ -34,6 +34,7 @@ def _per_task(rows, value) -> xr.DataArray:
     ids = sorted(acc)
     return xr.DataArray([np.mean(acc[i]) for i in ids], dims="situation", coords={"situation": ids})
 
+# %% ../nbs/08_delta.ipynb #c82576c4
 def _rule_marker(name):
     def f(row):
         for v in row.get("rules") or []:
@@ -42,6 +43,7 @@ def _rule_marker(name):
     f.__name__ = name
     return f
 
+# %% ../nbs/08_delta.ipynb #b6270014
 def default_markers() -> dict:
     "One marker per conduct rule (the share of a situation's rollouts that keep it), and `argument_grounding`."
     return {**{name: _rule_marker(name) for name in CONDUCT_RULES}, "argument_grounding": argument_grounding}
@@ -49,6 +51,7 @@ def default_markers() -> dict:
 # %% ../nbs/08_delta.ipynb #b49df878
 def _ci(r) -> str: return f"[{r.interval.low:.3f}, {r.interval.high:.3f}], p={r.p_value:.4f}"
 
+# %% ../nbs/08_delta.ipynb #5080660d
 def _tasks_needed(r, alpha) -> int | None:
     "Held-out tasks to detect a change of this size at 80% power: exact for pass/fail tasks, else the t approximation."
     from whilelab.stats import tasks_for_power
@@ -145,7 +148,9 @@ def delta_report(before,                       # graded rows of the agent before
     return DeltaReport(results, verdict, reasons, tuple(must_not_regress), excluded)
 
 # %% ../nbs/08_delta.ipynb #f082cc31
-def plot_delta(report: DeltaReport, save=None):
+def plot_delta(report: DeltaReport,  # a `DeltaReport`
+               save=None             # a path to write the figure to (.png, .pdf, .svg)
+              ):
     "Forest plot: each metric's mean paired difference with its interval; protected markers that regress in red."
     import matplotlib.pyplot as plt
     names = list(report.results)

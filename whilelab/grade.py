@@ -363,6 +363,7 @@ async def _judge_all(judge, rows, concurrency):
             except Exception as e: return Label(None, error=redact(f"{type(e).__name__}: {e}"))
     return await asyncio.gather(*(one(r) for r in rows))
 
+# %% ../nbs/06_grade.ipynb #e897cb14
 def judge_all(judge,                 # a judge, or a function of a row
               rows,                  # rollout rows
               concurrency: int = 16  # judge calls in flight at once
@@ -414,6 +415,7 @@ def _leaves(x):
     if isinstance(x, list): return [v for y in x for v in _leaves(y)]
     return [] if isinstance(x, bool) or x is None or x == "" else [x]
 
+# %% ../nbs/06_grade.ipynb #f7ad1c04
 def argument_grounding(row  # a rollout row
                       ) -> float | None:
     """Share of the values in the agent's call arguments that the person or an earlier tool result said first (None: no
@@ -447,10 +449,12 @@ class Graded(list):
         return {"rows": len(self), "judged": self.judged, "floored": sum(self.floored.values()),
                 "by_rule": self.floored, "ungraded": self.ungraded}
 
+# %% ../nbs/06_grade.ipynb #e0855b19
 def _markers(row, verdicts, hard) -> dict:
     return {**{v["rule"]: float(v["passed"]) for v in verdicts if v["rule"] not in hard},
             "argument_grounding": argument_grounding(row)}
 
+# %% ../nbs/06_grade.ipynb #e5d4c721
 def _graded(row, verdicts, floors, label, hard) -> dict:
     """`row` with its verdicts, markers and reward: 0 when floored, the label's when judged, None (and why) when
     neither is possible."""
@@ -507,6 +511,7 @@ def _with_final(row, text):
     else: msgs.append({"role": "assistant", "content": text})
     return {**row, "messages": msgs}
 
+# %% ../nbs/06_grade.ipynb #b41cfc7b
 def probes(rows,        # rollout rows
            gold: dict,  # gold labels by row key
            rng          # draws which rows are planted
@@ -603,6 +608,7 @@ def _length_flip(judge, rows, labels, opts: TrustOptions) -> float:
     padded = [l.label for l in judge_all(judge, [_with_final(r, _final_text(r) + NEUTRAL_PAD) for r in sub])]
     return float(np.mean([x != y for x, y in zip(labels[: len(sub)], padded)]))
 
+# %% ../nbs/06_grade.ipynb #293346dd
 def _probe_catch(judge, rows, gold: dict, seed: int) -> dict:
     "Each kind of probe (a planted failure) -> the share of its probes the judge fails."
     pr = probes(rows, gold, np.random.default_rng(seed))

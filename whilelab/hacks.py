@@ -21,6 +21,7 @@ CONFIDENT = ("certainly", "definitely", "guarantee", "complete certainty", "abso
 
 def _count(text: str, words) -> int: return sum(text.count(w) for w in words)
 
+# %% ../nbs/11_hacks.ipynb #26ad9483
 def features(row  # a graded row
             ) -> dict:
     "Surface features of a rollout, the usual suspects of reward hacking."

@@ -28,6 +28,8 @@ EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 CONFIRM_RE = re.compile(r"^\W*(yes|yeah|yep|sure|confirm|go ahead|ok)\b", re.I)
 
 def _ok(payload) -> bool: return isinstance(payload, list) or (isinstance(payload, dict) and "error" not in payload)
+
+# %% ../nbs/12_models.ipynb #1b56cc45
 def _retryable(payload) -> bool:
     return payload is None or (isinstance(payload, dict) and any(w in str(payload.get("error", "")) for w in ("timed out", "rate limited", "conflict")))
 
@@ -112,6 +114,7 @@ def _history(messages, cache=None):
     cache["seen"] = len(messages)
     return out
 
+# %% ../nbs/12_models.ipynb #2b40dd70
 def _need(hist, tool, args):
     prior = [p for n, a, p in hist if n == tool and a == args]
     if not prior: return "call", None
@@ -119,6 +122,7 @@ def _need(hist, tool, args):
     if _retryable(prior[-1]) and len(prior) < 2: return "call", None
     return "failed", prior[-1]
 
+# %% ../nbs/12_models.ipynb #09367bda
 def _call(tool, args, n) -> dict: return assistant_msg("", [(f"call_{n}", tool, args)])
 
 # %% ../nbs/12_models.ipynb #e25c9147
@@ -243,6 +247,7 @@ def _arguments(self: ScriptedAgent, t: Tool, text: str, emails: list, verified, 
         if reply is not None: return reply, args
     return None, args
 
+# %% ../nbs/12_models.ipynb #ab3a2234
 @patch
 def _argument(self: ScriptedAgent, p: str, s: dict, text: str, emails: list, verified, ctx, flaw) -> tuple:
     "(a question, or None; parameter `p`'s value, from schema `s` and what the person said)."
@@ -349,6 +354,7 @@ def _details_text(details: dict) -> str:
         else: out.append(f"{p.replace('_', ' ').capitalize()}: {json.dumps(v)}.")
     return " ".join(out)
 
+# %% ../nbs/12_models.ipynb #c37a5d73
 def _action(tool: str, entity, rid) -> str:
     words = tool.split("_")
     if words[0] == "get": words[0] = "check on"
@@ -563,14 +569,22 @@ class RequestCache:
             self._db = db
         return self._db
     def key(self, *parts) -> str: return request_key(*parts)
-    def get(self, key: str) -> str | None:
+    def get(self,
+            key: str  # a request's hash (`request_key`)
+           ) -> str | None:
         row = self._conn().execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
         if row: self.hits += 1
         else: self.misses += 1
         return row[0] if row else None
-    def put(self, key: str, reply: str):
+    def put(self,
+            key: str,   # a request's hash (`request_key`)
+            reply: str  # the provider's reply, as JSON
+           ):
         self._conn().execute("INSERT OR REPLACE INTO replies VALUES (?, ?)", (key, reply))
-    def note(self, key: str, value: str | None = None) -> str | None:
+    def note(self,
+             key: str,                 # a name for the state, such as a batch's request hash
+             value: str | None = None  # what to store; None to read
+            ) -> str | None:
         "Run state under `key` (a submitted batch's id): stored when `value` is given, else read; never a hit or miss."
         if value is not None: self.put("state:" + key, value); return value
         row = self._conn().execute("SELECT reply FROM replies WHERE key = ?", ("state:" + key,)).fetchone()
@@ -757,6 +771,7 @@ def _claude_turn(resp, backend, spec=None) -> dict:
     msg["_meta"] = {"usage": backend.usage(resp), "stop_reason": resp.stop_reason}
     return msg
 
+# %% ../nbs/12_models.ipynb #ecfd38d6
 class ClaudeAgent:
     "The agent under test as Claude: the policy as system prompt, the tools as Anthropic tools."
     name, family = "claude", "anthropic"
@@ -863,7 +878,10 @@ class ClaudeWriter:
                 ):
         from whilelab.search import TemplateWriter
         self.backend, self.fallback = backend or ClaudeBackend(model, **kw), TemplateWriter(axes, seed)
-    async def draft(self, cell, key) -> dict:
+    async def draft(self,
+                    cell,  # the situation's cell
+                    key    # a stable key for its draws
+                   ) -> dict:
         base = await self.fallback.draft(cell, key)
         c = base["cell"]
         text = await self.backend.text("You write realistic opening messages from customers to a support agent. "
@@ -1022,12 +1040,18 @@ class AnthropicBatches:
     async def _do(self, call):
         import anthropic
         return await _guarded(call, ("batch",), self.opts, anthropic, "the Message Batches API", "ANTHROPIC_API_KEY")
-    async def submit(self, requests: dict) -> str:
+    async def submit(self,
+                     requests: dict  # custom id -> request
+                    ) -> str:
         rs = [{"custom_id": c, "params": r} for c, r in requests.items()]
         return (await self._do(lambda: self.client.messages.batches.create(requests=rs))).id
-    async def ended(self, batch_id: str) -> bool:
+    async def ended(self,
+                    batch_id: str  # the provider's batch id
+                   ) -> bool:
         return (await self._do(lambda: self.client.messages.batches.retrieve(batch_id))).processing_status == "ended"
-    async def results(self, batch_id: str) -> dict:
+    async def results(self,
+                      batch_id: str  # the provider's batch id
+                     ) -> dict:
         "custom_id -> the Message, or why there is none (errored, canceled, expired)."
         async def read(): return [r async for r in await self.client.messages.batches.results(batch_id)]
         def why(res):
@@ -1047,14 +1071,18 @@ class OpenAIBatches:
     async def _do(self, call):
         import openai
         return await _guarded(call, ("batch",), self.opts, openai, "the Batch API", "OPENAI_API_KEY")
-    async def submit(self, requests: dict) -> str:
+    async def submit(self,
+                     requests: dict  # custom id -> request
+                    ) -> str:
         lines = "".join(json.dumps({"custom_id": c, "method": "POST", "url": "/v1/chat/completions", "body": r}) + "\n"
                         for c, r in requests.items())
         f = await self._do(lambda: self.client.files.create(file=("requests.jsonl", lines.encode()), purpose="batch"))
         b = await self._do(lambda: self.client.batches.create(input_file_id=f.id, endpoint="/v1/chat/completions",
                                                               completion_window="24h"))
         return b.id
-    async def ended(self, batch_id: str) -> bool:
+    async def ended(self,
+                    batch_id: str  # the provider's batch id
+                   ) -> bool:
         b = await self._do(lambda: self.client.batches.retrieve(batch_id))
         if b.status == "failed":
             why = [e.message for e in (b.errors and b.errors.data) or []]
@@ -1070,8 +1098,11 @@ def _batch_line(line: dict):
     err = line.get("error") or (resp.get("body") or {}).get("error") or {}
     return redact(str(err.get("message") or f"status {resp.get('status_code')}"))
 
+# %% ../nbs/12_models.ipynb #543fcd1b
 @patch
-async def results(self: OpenAIBatches, batch_id: str) -> dict:
+async def results(self: OpenAIBatches,
+                  batch_id: str         # the provider's batch id
+                 ) -> dict:
     "custom_id -> the ChatCompletion, or why there is none (an error, or expired before it ran)."
     b, out = await self._do(lambda: self.client.batches.retrieve(batch_id)), {}
     for fid in (b.output_file_id, b.error_file_id):
@@ -1241,7 +1272,9 @@ class ReferenceScorer:
                 ):
         self.backend = backend or OpenAIBackend(model, **kw)
 
-    async def score_row(self, row) -> dict:
+    async def score_row(self,
+                        row    # a rollout row with `agent_tokens`
+                       ) -> dict:
         """`policy` and `reference` logprobs of the same tokens, in order; turns without text tokens are `skipped`.
         `NotAligned` if a token has no match."""
         b, pol, ref, skipped = self.backend, [], [], 0

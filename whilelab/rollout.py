@@ -53,6 +53,7 @@ class Situation:
 # %% ../nbs/05_rollout.ipynb #7eed1d34
 def _listed(v) -> list: return list(v) if isinstance(v, (list, tuple)) else [v]     # a fact: one value or several
 
+# %% ../nbs/05_rollout.ipynb #f424ae11
 def _known_id(box, entity: str, know: dict, s: dict, rng):
     """An existing id of `entity` for the person to give: one of theirs where records have owners; a list where the
     schema takes one."""
@@ -120,15 +121,19 @@ def situation_from_cell(cell: dict,                       # a plan cell: axis ->
                      faults, reference, box, plays)
 
 # %% ../nbs/05_rollout.ipynb #14a6bf19
-def user_msg(text: str) -> dict: return {"role": "user", "content": text}
+def user_msg(text: str  # what the person says
+            ) -> dict: return {"role": "user", "content": text}
 
 # %% ../nbs/05_rollout.ipynb #87a942de
-def person_leaves(meta: dict | None = None) -> dict:
+def person_leaves(meta: dict | None = None  # the ending call's usage, kept on the message
+                 ) -> dict:
     "What a simulated person answers to end the conversation while still reporting its call's usage (`content` None)."
     return {"role": "user", "content": None, "_meta": meta or {}}
 
 # %% ../nbs/05_rollout.ipynb #7fdc4d32
-def assistant_msg(text: str = "", calls=()) -> dict:
+def assistant_msg(text: str = "",  # what the agent says
+                  calls=()         # tool calls: (name, arguments) pairs or OpenAI-style dicts
+                 ) -> dict:
     "An assistant turn with `text` and tool `calls` given as (id, name, arguments) triples."
     m = {"role": "assistant", "content": text}
     if calls:
@@ -146,12 +151,14 @@ def tool_msg(call_id: str,  # the id of the call it answers
 # %% ../nbs/05_rollout.ipynb #e68239d7
 def _blocks(content) -> list: return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
+# %% ../nbs/05_rollout.ipynb #8619bc6a
 def _append(out: list, role: str, content):
     "Add a turn, joined to the last one when the same side speaks again (the Messages API alternates strictly)."
     if not out or out[-1]["role"] != role: out.append({"role": role, "content": content}); return
     last = out[-1]["content"]
     out[-1]["content"] = last + "\n\n" + content if isinstance(last, str) and isinstance(content, str) else _blocks(last) + _blocks(content)
 
+# %% ../nbs/05_rollout.ipynb #0cc3a65f
 def to_anthropic(messages: list[dict],      # a conversation in the chat form rows keep
                  names: dict | None = None  # tool name -> the name the API was given (`api_name`)
                 ) -> tuple[str, list[dict]]:
@@ -185,6 +192,13 @@ class Ctx:
     @property
     def key(self) -> tuple: return (self.situation.id, self.phrasing, self.sample)
 
+# %% ../nbs/05_rollout.ipynb #21cad052
+def _arguments(a):
+    "Tool-call arguments as a dict (a JSON string, as chat APIs send them, is read; text that is not JSON is kept)."
+    if not isinstance(a, str): return a or {}
+    try: return json.loads(a or "{}")
+    except ValueError: return {"_unparsed": a}
+
 # %% ../nbs/05_rollout.ipynb #168d0c20
 def as_reply(out,             # what an agent function returned: text, or a dict with content and tool_calls
              spec: AgentSpec  # the agent's tools, to read their names
@@ -198,12 +212,6 @@ def as_reply(out,             # what an agent function returned: text, or a dict
               _arguments(c["function"].get("arguments"))) for i, c in enumerate(out.get("tool_calls") or [])]
     meta = {"_meta": out["_meta"]} if "_meta" in out else {}
     return {**assistant_msg(out.get("content") or "", calls), **meta}
-
-def _arguments(a):
-    "Tool-call arguments as a dict (a JSON string, as chat APIs send them, is read; text that is not JSON is kept)."
-    if not isinstance(a, str): return a or {}
-    try: return json.loads(a or "{}")
-    except ValueError: return {"_unparsed": a}
 
 # %% ../nbs/05_rollout.ipynb #e9a0bc8c
 class _Wrapped:
@@ -219,6 +227,7 @@ class _Wrapped:
         if self._async: out = await out
         return as_reply(out, ctx.spec) if self._tools else out
 
+# %% ../nbs/05_rollout.ipynb #2c1525d5
 def as_agent(x,  # an object with async `respond`, or a function of (messages, ctx) or (messages, tools)
              name: str | None = None  # its name in rows (default: the function's)
             ):
@@ -238,7 +247,8 @@ class TransientError(Exception):
 # %% ../nbs/05_rollout.ipynb #3b56cc7c
 _RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 
-def is_transient(e: BaseException) -> bool:
+def is_transient(e: BaseException  # an exception from a backend
+                ) -> bool:
     "Whether `e` is a passing backend failure worth a retry."
     if isinstance(e, (TransientError, TimeoutError, asyncio.TimeoutError, ConnectionError)): return True
     # a body cut off in transit (an SDK parsing a truncated reply raises this)
@@ -249,7 +259,8 @@ def is_transient(e: BaseException) -> bool:
                                 "OverloadedError", "ConnectTimeout", "ReadTimeout", "RemoteProtocolError")
 
 # %% ../nbs/05_rollout.ipynb #2fc84bb1
-def retry_after(e: BaseException):
+def retry_after(e: BaseException  # an exception from a backend
+               ):
     "Seconds the backend asked us to wait, from `e.retry_after` or a `retry-after` header."
     ra = getattr(e, "retry_after", None)
     if ra is None:
@@ -273,7 +284,8 @@ async def with_retries(fn,                    # a function returning an awaitabl
             await sleep(max(wait, retry_after(e) or 0.0))
 
 # %% ../nbs/05_rollout.ipynb #ad4afa4e
-def row_key(row: dict) -> tuple: return (row["situation_id"], row["phrasing"], row["sample"])
+def row_key(row: dict  # a rollout row
+           ) -> tuple: return (row["situation_id"], row["phrasing"], row["sample"])
 
 # %% ../nbs/05_rollout.ipynb #64c5bdbc
 class Encoded(typing.NamedTuple):
@@ -283,7 +295,10 @@ class Encoded(typing.NamedTuple):
     line: str
     plain: dict | None = None     # the row itself, when it travels beside its line (from a worker process): no parsing
     @classmethod
-    def of(cls, row: dict, keep: bool = False) -> "Encoded":
+    def of(cls,
+           row: dict,          # a rollout row
+           keep: bool = False  # keep the row beside its encoding
+          ) -> "Encoded":
         return cls(row_key(row), canonical_json(row), row if keep else None)
     def row(self) -> dict: return self.plain if self.plain is not None else json.loads(self.line)
 
@@ -359,7 +374,9 @@ def _stored(self: RowStore, line: bytes, n: int) -> dict:
 
 # %% ../nbs/05_rollout.ipynb #7308a3ec
 @patch
-def add(self: RowStore, row: dict | Encoded) -> bool:
+def add(self: RowStore,
+        row: dict | Encoded  # a row, or a row already encoded
+       ) -> bool:
     "Buffer `row` for writing; `False` (and nothing written) if its key is already stored."
     e = row if isinstance(row, Encoded) else Encoded.of(row)
     if e.key in self._keys: return False
@@ -407,6 +424,7 @@ def signature(calls: list[dict],   # the rollout's calls (tool and status)
     "A short stable hash of what the agent did."
     return stable_hash([c["tool"] for c in calls], sorted({f["fault"] for f in faults}), outcome, n=10)
 
+# %% ../nbs/05_rollout.ipynb #97ca1ab5
 def _outcome(sit: Situation, calls: list[dict]) -> str:
     mine = [c["status"] for c in calls if c["tool"] == sit.goal["tool"]]
     if not calls: return "no_call"
@@ -424,6 +442,7 @@ def add_usage(total: dict | None,  # usage so far (None: nothing yet)
     cost = None if total.get("cost_usd") is None or u.get("cost_usd") is None else round(total["cost_usd"] + u["cost_usd"], 8)
     return {**out, "cost_usd": cost}
 
+# %% ../nbs/05_rollout.ipynb #61aadba2
 class _Record:
     """What a rollout accumulates besides its messages: each role's usage, the agent's tokens and stop reasons, the
     stand-in's flaw."""
@@ -518,7 +537,14 @@ async def merged(*streams):
         for t in tasks: t.cancel()
 
 # %% ../nbs/05_rollout.ipynb #7cbeb6c8
-async def play_all(jobs, spec: AgentSpec, agent, user, seed: int, opts: RolloutOptions, run_id: str):
+async def play_all(jobs,                  # (situation, phrasing, sample) triples
+                   spec: AgentSpec,       # the agent's tools and policy
+                   agent,                 # the agent under test
+                   user,                  # the simulated person
+                   seed: int,             # run seed
+                   opts: RolloutOptions,  # concurrency, retries, turns
+                   run_id: str            # the run the rows belong to
+                  ):
     "Rows of `jobs` ((situation, phrasing, sample) triples) as they finish, at most `opts.concurrency` in flight."
     schema, it = Schema(spec.tools), iter(jobs)
     async def worker():                  # `play` turns backend failures into rows: an exception here is a bug, and surfaces
@@ -532,7 +558,15 @@ async def play_all(jobs, spec: AgentSpec, agent, user, seed: int, opts: RolloutO
 class LocalExecutor:
     "Plays rollouts in this process, on its event loop."
     name = "local"
-    def stream(self, jobs, spec, agent, user, seed, opts, run_id):
+    def stream(self,
+               jobs,   # (situation, phrasing, sample) triples
+               spec,   # the agent's tools and policy
+               agent,  # the agent under test
+               user,   # the simulated person
+               seed,   # run seed
+               opts,   # concurrency, retries, turns
+               run_id  # the run the rows belong to
+              ):
         "Rows of `jobs` as they finish."
         return play_all(jobs, spec, agent, user, seed, opts, run_id)
 
@@ -562,7 +596,9 @@ class Spend:
     stopped it."""
     def __init__(self, opts: RolloutOptions):
         self.opts, self.usd, self.tokens, self.unpriced, self.rows, self.why = opts, 0.0, 0, 0, 0, None
-    def add(self, row) -> bool:
+    def add(self,
+            row    # a row, or a row already encoded
+           ) -> bool:
         "Count `row`; True once a limit is reached (no new rollout should start)."
         self.rows += 1
         for u in (row.get("usage") or {}).values():
@@ -596,6 +632,7 @@ def _check_counts(n_phrasings, k_samples, opts: RolloutOptions, keep: bool, stor
     if not keep and store is None:
         raise ValueError("keep=False needs a store to stream the rows to. Fix: pass store='rows.jsonl'")
 
+# %% ../nbs/05_rollout.ipynb #493cc666
 def _progress_bar(progress, total: int, executor) -> tuple:
     "(the bar rows are counted on, whether it is ours to close): a caller's bar (a search's) is counted on only."
     if hasattr(progress, "update"): return progress, False

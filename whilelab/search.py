@@ -305,7 +305,7 @@ def _owed_cells(self: Search, taken: set) -> list[dict]:
     owes = lambda c: self.todo is None or self.pairs_owed(c) - self.flying
     return [c for c in self.undelivered() if canonical_json(c) not in taken and owes(c)]
 
-
+# %% ../nbs/03_search.ipynb #a3e40fb0
 @patch
 def _vary(self: Search, cell: dict, rng) -> dict:
     "`cell` with each axis whose pairs are all delivered redrawn at random: exploration that costs the plan nothing."
@@ -392,6 +392,7 @@ def _learn(self: Search, sits: list, new: list) -> tuple[dict, dict, set]:
     for r in new: self._count(r)
     return per_arm, yields, fresh
 
+# %% ../nbs/03_search.ipynb #561049fd
 @patch
 def _count(self: Search, row: dict):
     "Count one row's signature, and its cell as delivered or missed (and why)."
@@ -415,6 +416,7 @@ def _record(self: Search, why: dict, alloc: dict, before: dict, per_arm: dict, y
             "cells_delivered": sum(self.deliveries[canonical_json(c)] >= k for c in cells) / len(cells),
             "undeliverable": len(self.undeliverable()), "arms": arms}
 
+# %% ../nbs/03_search.ipynb #77f3d6ce
 @patch
 def _verdict(self: Search, new: list, n_sit: int) -> str | None:
     "Why the search stops after this batch (a spend limit, saturation, the budget), or None."
@@ -509,6 +511,7 @@ def _bar(self: Search):
         self.bar = tqdm(desc="search", unit="rollout", mininterval=0.5)
     return getattr(self, "bar", None)
 
+# %% ../nbs/03_search.ipynb #c65b2f3f
 @patch
 def _show(self: Search, rec: dict | None = None):
     "Say on the bar what the last batch did; close it once the search has stopped."

@@ -93,14 +93,16 @@ def reward_tensor(rows,                 # graded rows
     return xr.Dataset({"reward": (("situation", "phrasing", "sample"), R)}, coords=coords)
 
 # %% ../nbs/13_simulate.ipynb #e3d2f3e1
-def grade_summary(rows) -> dict:
+def grade_summary(rows  # graded rows
+                 ) -> dict:
     "How many rows are graded, errored or ungraded (by reason), and the pass rate over the graded ones only."
     graded = [r["reward"] for r in rows if r.get("reward") is not None]
     return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded),
             "ungraded": ungraded_counts(rows), "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
 
 # %% ../nbs/13_simulate.ipynb #2d67d9d8
-def usage_by_role(rows) -> dict:
+def usage_by_role(rows  # rows, graded or not
+                 ) -> dict:
     """Calls, tokens and USD of every role over `rows` (agent and person from the rows, judge from their labels);
     unknown cost is None."""
     total = {}
@@ -114,7 +116,8 @@ NOT_IN_ROWS = ("concurrency", "flush_rows", "flush_seconds", "openings_kept",   
                # never what they say; how much may be spent: a higher limit resumes
                "max_cost_usd", "max_tokens_total")
 
-def row_options(opts: SimOptions) -> dict:
+def row_options(opts: SimOptions  # the run's options
+               ) -> dict:
     "The options that can change a row, as a dict: what a run id hashes, so a run resumes at any concurrency."
     d = dataclasses.asdict(opts)
     for k in NOT_IN_ROWS: d["rollout"].pop(k)
@@ -147,6 +150,7 @@ def _search(spec, agent, user, axes, plan, opts, store, run_id, **kw) -> tuple:
     s.run()
     return sorted(s.rows, key=row_key), s.situations, s.history_dataset(), s.stopped, s.why_undeliverable()
 
+# %% ../nbs/13_simulate.ipynb #5ae88946
 def _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress, executor, world) -> tuple:
     "The same for the plan played once, then graded."
     from whilelab.grade import grade
@@ -256,11 +260,13 @@ def _write_nc(ds: xr.Dataset, path: Path):
     tmp = path.with_name(path.name + ".tmp")
     ds.to_netcdf(tmp, engine="h5netcdf"); tmp.replace(path)
 
+# %% ../nbs/13_simulate.ipynb #d31374be
 def _read_nc(path) -> xr.Dataset:
     with xr.open_dataset(path, engine="h5netcdf") as ds: return ds.load()
 
 # %% ../nbs/13_simulate.ipynb #195840ed
-def load(out) -> dict:
+def load(out  # a run folder `save` wrote
+        ) -> dict:
     "A run folder as a dict: rows, plan, coverage (xarray), summary."
     out = Path(out)
     missing = [f for f in ("rows.jsonl", "plan.nc", "coverage.nc", "summary.json") if not (out / f).exists()]

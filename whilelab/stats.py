@@ -35,6 +35,7 @@ def _attempts(rewards) -> xr.DataArray:
     if a.ndim != 2: raise ValueError(f"rewards must be tasks x attempts, got shape {a.shape}")
     return xr.DataArray(a, dims=("situation", "attempt"))
 
+# %% ../nbs/10_stats.ipynb #5c59deaf
 def _n_c(rewards, threshold):
     A = _attempts(rewards)
     v = A.values
@@ -126,6 +127,7 @@ def _boot_means(x, B, rng):
 # %% ../nbs/10_stats.ipynb #55f66000
 def _flat(x) -> bool: return np.ptp(x) <= 1e-12 * max(1.0, float(np.abs(x).max()))   # no spread, up to float error
 
+# %% ../nbs/10_stats.ipynb #c3538d9e
 def _bounds(x, bounds):
     """The range the values can take: `bounds` as given, else [0, 1] for rates and [-1, 1] for differences of rates,
     else None."""
@@ -138,7 +140,12 @@ def _bounds(x, bounds):
         return float(lo), float(hi)
     return (0.0, 1.0) if x.min() >= 0 and x.max() <= 1 else (-1.0, 1.0) if x.min() >= -1 and x.max() <= 1 else None
 
-def no_spread(c: float, n: int, level: float, bounds) -> Interval:
+# %% ../nbs/10_stats.ipynb #82545e2f
+def no_spread(c: float,      # the one value every unit has
+              n: int,        # how many units
+              level: float,  # confidence level
+              bounds         # (low, high) a unit's value can take
+             ) -> Interval:
     """All n values equal c: the share of units that could differ is at most 1 - (alpha/2)^(1/n) (exact), so the mean
     moves at most that far."""
     if bounds is None: return Interval(c, c, c, level, "no spread (unbounded values: no interval)", n)
@@ -188,12 +195,14 @@ def _clean(values) -> np.ndarray:
     if not len(x): raise ValueError("no values for an interval. Fix: pass per-task values (NaN are dropped)")
     return x
 
+# %% ../nbs/10_stats.ipynb #b11b90be
 def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
     "Wilson's score interval for a share `p` of `n` (n may be an effective, non-whole sample size)."
     den = 1 + z * z / n
     mid, half = (p + z * z / (2 * n)) / den, z / den * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return max(0.0, mid - half), min(1.0, mid + half)
 
+# %% ../nbs/10_stats.ipynb #f40e322d
 def score_interval(values,                    # per-task values in `bounds` (NaN dropped)
                    level: float = 0.95,       # interval level
                    bounds=(0.0, 1.0)          # the range values can take
@@ -288,7 +297,9 @@ def sign_flip_p(d,                              # paired differences, one per ta
     return float((1 + np.sum(np.abs(m) >= obs - tol)) / (1 + n_resamples)), "monte carlo"
 
 # %% ../nbs/10_stats.ipynb #aca89201
-def no_spread_p(d, bounds) -> float:
+def no_spread_p(d,      # per-task differences, all equal
+                bounds  # (low, high) a difference can take
+               ) -> float:
     """p for mean 0 when every task moved by the same c: the chance that no task from the far side, which could offset
     c, was drawn."""
     d = _clean(d)

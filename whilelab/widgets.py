@@ -174,6 +174,7 @@ def _say(self, text: str = ""):
     "A message under the status line: why a value was refused or clamped (empty once a change is taken as asked)."
     self.message.value = f"<b>{html.escape(text)}</b>" if text else ""
 
+# %% ../nbs/14_widgets.ipynb #3fb621fb
 def _on_weight(self, arm, value):
     if self._sync: return
     from whilelab.search import clamp_weights
@@ -264,6 +265,7 @@ def _png(fig) -> bytes:
     buf = io.BytesIO(); fig.savefig(buf, format="png", dpi=72, bbox_inches="tight"); plt.close(fig)
     return buf.getvalue()
 
+# %% ../nbs/14_widgets.ipynb #86288f83
 def refresh(self):
     "Redraw the status line and the figures from the engine's state."
     s = self.search

@@ -15,17 +15,20 @@ from .defaults import WorldOptions
 # %% ../nbs/04_world.ipynb #e87951a1
 def _singular(w: str) -> str: return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
 
+# %% ../nbs/04_world.ipynb #3b725d04
 def values_in(tables: dict  # entity -> {id: record}
              ) -> frozenset:
     "The ids and text values of the records in `tables` (entity -> {id: record})."
     return frozenset([str(i) for t in tables.values() for i in t] +
                      [v for t in tables.values() for r in t.values() for v in r.values() if isinstance(v, str)])
 
+# %% ../nbs/04_world.ipynb #bd5d049c
 @functools.lru_cache(maxsize=None)   # parameter names repeat on every call
 def _id_entity(param: str) -> str | None:
     m = re.fullmatch(r"(\w+?)_ids?", param)
     return m.group(1) if m else None
 
+# %% ../nbs/04_world.ipynb #60cbfc9f
 def _example_values(desc: str) -> list[str]:
     "Example values quoted in a description: such as '#W0000000', e.g. 'ABC'."
     return re.findall(r"(?:such as|e\.g\.?|like|for example)[:,]?\s+['\"`]([^'\"`]+)['\"`]", desc or "", re.I)
@@ -550,6 +553,28 @@ def _partial(payload, share):
     if isinstance(payload, list): return payload[: int(len(payload) * share)]
     return payload
 
+# %% ../nbs/04_world.ipynb #df727aeb
+def _fits(value, s) -> bool | None:
+    "Whether `value` fits `s`, when types, string enums, `required`, `properties` and `items` settle it; else None."
+    if not isinstance(s, dict) or not set(s) <= SHALLOW_KEYS | {"properties", "required", "items"} or s.get("nullable"):
+        return None                                          # more than this says: the validator decides
+    t = s.get("type")
+    if t is not None and not _type_ok(value, t):             # 1.0 is a JSON integer: only the validator knows that
+        return None if isinstance(value, float) and value.is_integer() else False
+    if "enum" in s:
+        # 1 == True in Python
+        if not (isinstance(value, str) and all(isinstance(e, str) for e in s["enum"])): return None
+        if value not in s["enum"]: return False
+    parts = []
+    if isinstance(value, dict):
+        if any(r not in value for r in s.get("required", [])): return False
+        parts = [_fits(value[k], ps) for k, ps in s.get("properties", {}).items() if k in value]
+    elif isinstance(value, list):
+        if not isinstance(s.get("items", {}), dict): return None
+        parts = [_fits(x, s.get("items", {})) for x in value]
+    if False in parts: return False
+    return None if None in parts else True
+
 # %% ../nbs/04_world.ipynb #5ccf8460
 def conform(value,                # a tool's answer
             s: dict,              # its output schema
@@ -582,28 +607,6 @@ def conform(value,                # a tool's answer
         return [conform(x, s.get("items") if isinstance(s.get("items"), dict) else {}, rng, o, root, name) for x in items] \
                or _synth(name, s, rng, o, root)
     return _synth(name, s, rng, o, root)
-
-# %% ../nbs/04_world.ipynb #df727aeb
-def _fits(value, s) -> bool | None:
-    "Whether `value` fits `s`, when types, string enums, `required`, `properties` and `items` settle it; else None."
-    if not isinstance(s, dict) or not set(s) <= SHALLOW_KEYS | {"properties", "required", "items"} or s.get("nullable"):
-        return None                                          # more than this says: the validator decides
-    t = s.get("type")
-    if t is not None and not _type_ok(value, t):             # 1.0 is a JSON integer: only the validator knows that
-        return None if isinstance(value, float) and value.is_integer() else False
-    if "enum" in s:
-        # 1 == True in Python
-        if not (isinstance(value, str) and all(isinstance(e, str) for e in s["enum"])): return None
-        if value not in s["enum"]: return False
-    parts = []
-    if isinstance(value, dict):
-        if any(r not in value for r in s.get("required", [])): return False
-        parts = [_fits(value[k], ps) for k, ps in s.get("properties", {}).items() if k in value]
-    elif isinstance(value, list):
-        if not isinstance(s.get("items", {}), dict): return None
-        parts = [_fits(x, s.get("items", {})) for x in value]
-    if False in parts: return False
-    return None if None in parts else True
 
 # %% ../nbs/04_world.ipynb #7f7b26e1
 def _unknown_id(recs: dict, args: dict, idp) -> dict | None:
@@ -791,6 +794,9 @@ class Faulty:
 
 Faulty._check_fault, Faulty._fault_for, Faulty._fire = Sandbox._check_fault, Sandbox._fault_for, Sandbox._fire
 
+# %% ../nbs/04_world.ipynb #1665d8ab
+async def _spoiled_later(res, fault, o): return _spoil(fault, await res, o)
+
 # %% ../nbs/04_world.ipynb #fec37133
 @patch
 def call(self: Faulty,
@@ -806,8 +812,6 @@ def call(self: Faulty,
     res = (self.before.fork() if stale_read else self.world).call(name, args)
     if inspect.isawaitable(res): return _spoiled_later(res, fault, self.options)
     return _spoil(fault, res, self.options)
-
-async def _spoiled_later(res, fault, o): return _spoil(fault, await res, o)
 
 # %% ../nbs/04_world.ipynb #18dbd5a7
 @patch

@@ -32,7 +32,9 @@ def _served(fn, state):
     tool.__annotations__ = {p.name: p.annotation for p in params} | {"return": tool.__signature__.return_annotation}
     return tool
 
-def tool_of(fn) -> Tool:
+# %% ../nbs/16_worlds.ipynb #34c243f9
+def tool_of(fn  # a typed Python function over the state
+           ) -> Tool:
     "The tool that `fn(state, ...)` implements: its signature after the state, its docstring."
     params = list(inspect.signature(fn).parameters.values())
     if not params or params[0].name not in STATE_PARAMS:
@@ -41,7 +43,8 @@ def tool_of(fn) -> Tool:
     return Tool.from_function(_served(fn, None))
 
 # %% ../nbs/16_worlds.ipynb #8f79e4e8
-def tables_in(state) -> dict:
+def tables_in(state  # a dict of tables, each records by id
+             ) -> dict:
     "entity -> key, for each table in `state` (a dict of records by id): `users` -> `user`."
     if not isinstance(state, dict): return {}
     return {_singular(k): k for k, v in state.items()
@@ -71,9 +74,15 @@ class FunctionWorld:
     def fork(self) -> FunctionWorld:
         new = copy.copy(self); new.state = copy.deepcopy(self.state); return new
 
+# %% ../nbs/16_worlds.ipynb #737c71e3
+def _answer(status: str, payload, by: str) -> dict: return {**_result(status, payload, status != "ok"), "by": by}
+
 # %% ../nbs/16_worlds.ipynb #52aeaf01
 @patch
-def call(self: FunctionWorld, name: str, arguments: dict) -> dict:
+def call(self: FunctionWorld,
+         name: str,            # the tool called
+         arguments: dict       # its arguments
+        ) -> dict:
     "Tool `name`'s implementation run on this world's state; an exception it raises is the call's error."
     fn = self.functions.get(name)
     if fn is None:
@@ -85,11 +94,11 @@ def call(self: FunctionWorld, name: str, arguments: dict) -> dict:
     except (TypeError, ValueError): out = str(out)        # the agent sees text, as a tool-result block carries it
     return _answer("ok", out, self.name)
 
-def _answer(status: str, payload, by: str) -> dict: return {**_result(status, payload, status != "ok"), "by": by}
-
 # %% ../nbs/16_worlds.ipynb #13efaf07
 @patch
-def for_situation(self: FunctionWorld, sandbox) -> FunctionWorld:
+def for_situation(self: FunctionWorld,
+                  sandbox               # the schema sandbox prepared for the situation
+                 ) -> FunctionWorld:
     "A copy whose tables hold the records `sandbox` prepared for a situation."
     new = self.fork()
     for entity, key in self.table_keys.items():
@@ -119,6 +128,7 @@ async def _open(self: _Server) -> list:
     self.held = asyncio.ensure_future(self._hold(ready))
     return await ready
 
+# %% ../nbs/16_worlds.ipynb #4b6c01fc
 @patch
 async def _hold(self: _Server, ready):
     "Open the session, list the tools (every page), then hold the session until `close`."
@@ -141,7 +151,10 @@ async def _hold(self: _Server, ready):
 
 # %% ../nbs/16_worlds.ipynb #7b1e0ca2
 @patch
-async def call(self: _Server, name: str, arguments: dict):
+async def call(self: _Server,
+               name: str,       # the tool called
+               arguments: dict  # its arguments
+              ):
     "The server's `CallToolResult` for tool `name`, awaited on the caller's loop; `TimeoutError` after `timeout`."
     fut = asyncio.run_coroutine_threadsafe(self.session.call_tool(name, arguments), self.loop)
     try: return await asyncio.wait_for(asyncio.wrap_future(fut), self.timeout)
@@ -170,11 +183,15 @@ def _server_name(command: str, args) -> str:
     if "-m" in a[:-1]: return a[a.index("-m") + 1]
     return Path(next((x for x in a if not x.startswith("-")), command)).stem
 
+# %% ../nbs/16_worlds.ipynb #211c15a1
 def _either(obj, *names):
     "The first of `names` that `obj` has (the MCP SDK spells its fields in snake case from 2.0, in camel case before)."
     return next((getattr(obj, n) for n in names if hasattr(obj, n)), None)
 
-def result_of(r, by: str) -> dict:
+# %% ../nbs/16_worlds.ipynb #b2ca7546
+def result_of(r,       # an MCP `CallToolResult`
+              by: str  # the world's name, kept on the answer
+             ) -> dict:
     "An MCP `CallToolResult` as a world's answer: its structured content if any, else its text (as JSON when it is)."
     text = "\n".join(c.text for c in getattr(r, "content", None) or [] if getattr(c, "type", "") == "text")
     payload, failed = _either(r, "structured_content", "structuredContent"), bool(_either(r, "is_error", "isError"))
@@ -207,7 +224,9 @@ class MCPWorld:
 
 # %% ../nbs/16_worlds.ipynb #bd2be7fc
 @patch
-def for_situation(self: MCPWorld, sandbox) -> MCPWorld:
+def for_situation(self: MCPWorld,
+                  sandbox          # the schema sandbox prepared for the situation
+                 ) -> MCPWorld:
     "This server, with the situation's prepared sandbox answering the calls it is not sent."
     new = copy.copy(self); new.fallback = sandbox.fork(); return new
 
@@ -224,7 +243,10 @@ def state_hash(self: MCPWorld) -> str | None:
 
 # %% ../nbs/16_worlds.ipynb #c2eb954e
 @patch
-def call(self: MCPWorld, name: str, arguments: dict):
+def call(self: MCPWorld,
+         name: str,       # the tool called
+         arguments: dict  # its arguments
+        ):
     "The server's answer (awaitable) for a call it is sent; the sandbox's for the rest."
     if self.writes or name in self.read_only: return self._ask(name, arguments)
     if self.fallback is None:
@@ -232,6 +254,7 @@ def call(self: MCPWorld, name: str, arguments: dict):
                                    "fix": "MCPWorld(..., writes=True) sends it"}, self.name)
     return self.fallback.call(name, arguments)
 
+# %% ../nbs/16_worlds.ipynb #378d9abd
 @patch
 async def _ask(self: MCPWorld, name: str, arguments: dict) -> dict:
     try: return result_of(await self.server.call(name, arguments), self.name)
@@ -239,7 +262,9 @@ async def _ask(self: MCPWorld, name: str, arguments: dict) -> dict:
         return _answer("timeout", {"error": f"the server did not answer in {self.server.timeout:g} s"}, self.name)
 
 # %% ../nbs/16_worlds.ipynb #f17cd01a
-def serve_mcp(world: FunctionWorld, name: str = "whilelab"):
+def serve_mcp(world: FunctionWorld,   # the functions and state to serve
+              name: str = "whilelab"  # the server name clients see
+             ):
     "Serve `world`'s functions over MCP on stdio until the client leaves; tools that read are marked read-only."
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
