@@ -87,9 +87,21 @@ def process(nb: dict) -> dict:
                 docs = _documented(src, module, shown)
             src = "\n".join(l for l in src.splitlines() if not l.strip().startswith("#|")).strip("\n")
             if not src: continue
+        if c["cell_type"] == "code" and (table := _show_doc_table(src, module)) is not None:
+            cells.append(table); continue
         if c.get("outputs"): c = {**c, "outputs": [_for_page(o) for o in c["outputs"]]}
         cells.append({**c, "source": src}); cells += docs
     return {**nb, "cells": cells}
+
+def _show_doc_table(src: str, module) -> dict | None:
+    """A `show_doc(X)` cell as the page shows it: X's signature, docstring and parameter table (nbdev's own output
+    puts the docments in the signature, with no table); None for any other cell, or an X the module does not have."""
+    m = re.fullmatch(r"show_doc\((\w+)(?:\.(\w+))?\)", src.strip())
+    if not m or module is None: return None
+    obj = getattr(module, m.group(1), None)
+    if m.group(2): obj = getattr(obj, m.group(2), None)
+    if obj is None: return None
+    return {"cell_type": "markdown", "metadata": {}, "source": doc_markdown(obj, ".".join(filter(None, m.groups())))}
 
 def _for_page(output: dict) -> dict:
     "An output as a static page shows it: a widget as its HTML snapshot, markdown without show_doc's Quarto attributes."

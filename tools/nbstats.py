@@ -43,14 +43,28 @@ def _patches_private(fn) -> bool:
     return isinstance(owner, ast.Name) and owner.id.startswith("_")
 
 
+def defines_public(src: str) -> bool:
+    "Whether a cell defines a public name: a function, class or constant not starting with `_`, or a public method."
+    try: tree = ast.parse(src)
+    except SyntaxError: return True
+    for n in tree.body:
+        if isinstance(n, ast.ClassDef) and not n.name.startswith("_"): return True
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and not n.name.startswith("_"):
+            if not _patches_private(n): return True
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and not t.id.startswith("_") for t in targets): return True
+    return False
+
+
 def documented(src: str) -> tuple:
-    "(public parameters, those with an inline comment on their line: a docment) of the public functions in a cell."
+    "(public parameters, those with an inline comment on their line: a docment) of the public functions and methods in a cell."
     try: tree = ast.parse(src)
     except SyntaxError: return 0, 0
     lines, total, with_doc = src.splitlines(), 0, 0
     inside_private = {id(m) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c.name.startswith("_")
                       for m in ast.walk(c)}
-    for n in ast.walk(tree):
+    top = [n for n in tree.body] + [m for c in tree.body if isinstance(c, ast.ClassDef) for m in c.body]
+    for n in top:    # a function nested in another is not API
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) or n.name.startswith("_"): continue
         if id(n) in inside_private or _patches_private(n): continue     # a private class's methods are not public API
         for a in n.args.args + n.args.kwonlyargs:
@@ -73,7 +87,7 @@ def import_circles(pkg: Path) -> list:
 
 
 def measure(nbs_dir: Path = ROOT / "nbs") -> dict:
-    sizes, (multi, followed, code, with_out, lines, long, params, docd, patches, show, long_fns) = [], [0] * 11
+    sizes, pub, (multi, followed, code, with_out, lines, long, params, docd, patches, show, long_fns) = [], [], [0] * 11
     for nb in sorted(nbs_dir.glob("[0-9]*.ipynb")):
         cs = list(cells(nb))
         for i, (kind, src, out) in enumerate(cs):
@@ -86,7 +100,9 @@ def measure(nbs_dir: Path = ROOT / "nbs") -> dict:
             sizes.append(len(b))
             multi += len(definitions(text)) >= 2
             nxt = [c for c in cs[i + 1:i + 3] if c[0] == "code"]
-            followed += any(not any(EXPORT.match(l) for l in c[1][:3]) for c in nxt)
+            shown = any(not any(EXPORT.match(l) for l in c[1][:3]) for c in nxt)
+            followed += shown
+            if defines_public(text): pub.append(shown)
             lines += len(b); long += sum(len(l) > 120 for l in b)
             t, d = documented(text); params += t; docd += d
             patches += len(re.findall(r"^@patch\b", text, re.M))
@@ -96,6 +112,7 @@ def measure(nbs_dir: Path = ROOT / "nbs") -> dict:
             "lines per export cell, median / p90 / max": f"{statistics.median(sizes):g} / {q[-1]:g} / {max(sizes)}",
             "export cells holding two or more definitions": f"{multi / len(sizes):.0%}",
             "export cells followed (within 2 cells) by an example or test": f"{followed / len(sizes):.0%}",
+            "  of them, cells defining a public name": f"{sum(pub) / max(len(pub), 1):.0%} of {len(pub)}",
             "code cells with a stored output (chapters)": f"{with_out / max(code, 1):.0%}",
             "parameters documented inline (docments)": f"{docd / max(params, 1):.0%}",
             "`@patch` to grow a class method by method": patches, "`show_doc` calls": show,

@@ -190,8 +190,25 @@ def _read_agent(tools_file, policy_file, tools=None) -> AgentSpec:
     try: return AgentSpec(Path(tools_file).stem if tools_file else "agent", tools, Path(policy_file).read_text())
     except SchemaError as e: raise ValueError(f"{tools_file or 'the server'}: {e}") from None
 
+# %% ../nbs/15_cli.ipynb #e581a33a
+def _executor(ray: str | None, processes: int | None):
+    "Where the rollouts play: on Ray (a cluster address, or 'local'), on worker processes, or here (None)."
+    if ray is not None and processes is not None:
+        raise ValueError("--ray and --processes both given. Fix: play on one of them")
+    if ray is not None:
+        from whilelab.scale import RayExecutor
+        return RayExecutor(None if ray == "local" else ray)
+    if processes is not None:
+        from whilelab.scale import ProcessExecutor
+        return ProcessExecutor(processes)
+    return None
+
 # %% ../nbs/15_cli.ipynb #98b99a17
-def run(tools_file, policy_file, out="run", options: SimOptions | None = None, quiet: bool = False,
+def run(tools_file,                 # the agent's tools: a JSON list of schemas, any of the formats `tools` reads
+        policy_file,                # its policy, a text file in any language
+        out="run",                  # the run folder
+        options: SimOptions | None = None,   # every option of the run
+        quiet: bool = False,        # no progress bar
         ray: str | None = None,     # play on Ray: a cluster address, or 'local'
         processes: int | None = None,   # play on this many worker processes of this machine
         agent: str = "offline",     # the agent under test: offline, claude:MODEL, openai:[BASE_URL:]MODEL
@@ -211,14 +228,7 @@ def run(tools_file, policy_file, out="run", options: SimOptions | None = None, q
         from whilelab.axes import default_axes
         axes = default_axes(spec.tools, spec.policy)
         roles = {r: backend(s, r, spec.policy, axes, opts.seed) for r, s in zip(ROLES, (agent, user, writer, judge))}
-        if ray is not None and processes is not None:
-            raise ValueError("--ray and --processes both given. Fix: play on one of them")
-        if ray is not None:
-            from whilelab.scale import RayExecutor
-            executor = RayExecutor(None if ray == "local" else ray)
-        if processes is not None:
-            from whilelab.scale import ProcessExecutor
-            executor = ProcessExecutor(processes)
+        executor = _executor(ray, processes)
         t = time.perf_counter()
         sim = simulate(roles["agent"], spec.tools, spec.policy, opts, user=roles["user"], writer=roles["writer"],
                        judge=roles["judge"], axes=axes, out=out, progress=not quiet, executor=executor, world=world)

@@ -18,7 +18,7 @@ __all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'GAP_MIN_SIMILARITY', 'co
 # %% ../nbs/02_cover.ipynb #2a49356f
 REPAIR_STEPS = PlanOptions().repair_steps   # PlanOptions.reasons()['repair_steps'] says why
 FIELD_MAX = PlanOptions().field_max   # PlanOptions.reasons()['field_max'] says why
-
+TABU_TENURE = PlanOptions().tabu_tenure   # PlanOptions.reasons()['tabu_tenure'] says why
 
 # %% ../nbs/02_cover.ipynb #cca869d5
 class _Rules:
@@ -259,8 +259,6 @@ def _fill_free(A, levels, rng, rules):
     return A
 
 # %% ../nbs/02_cover.ipynb #2fe03699
-TABU_TENURE = PlanOptions().tabu_tenure   # PlanOptions.reasons()['tabu_tenure'] says why
-
 class _Repair:
     "The repair search's state: the array, a count of every pair it holds, the missing-pair cost, the tabu list."
     def __init__(self, A, levels, rng, rules, frozen, uncoverable):
@@ -613,8 +611,8 @@ def missing_pair_names(cov: xr.Dataset  # coverage (`coverage`)
     return [f"{a}={va} x {b}={vb}" for a, va, b, vb in missing_pairs(cov)]
 
 # %% ../nbs/02_cover.ipynb #7e8921df
-def plot_coverage(cov: xr.Dataset,
-                  title: str = "pairwise coverage",
+def plot_coverage(cov: xr.Dataset,               # what `coverage` returned
+                  title: str = "pairwise coverage",  # the figure's title
                   save=None,                    # a path: .pdf, .svg or .png, as its suffix says
                   list_missing: int = 12        # missing pairs written under the figure (the rest counted)
                  ):

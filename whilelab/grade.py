@@ -296,7 +296,9 @@ class LLMJudge:
     def prompt(self,
                row    # a rollout row
               ) -> str: return f"POLICY:\n{self.policy}\n\nCONVERSATION:\n{transcript(row)}"
-    def read(self, out) -> Label:
+    def read(self,
+             out  # the model's answer: text, a dict with `text` and `usage`, or the exception its call raised
+            ) -> Label:
         "The label in a model's answer (text, a dict with `text` and `usage`, or the exception its call raised)."
         who = (self.name, self.family, self.rubric_hash)
         if isinstance(out, BaseException): return Label(None, "", *who, error=redact(f"{type(out).__name__}: {out}"))
@@ -429,9 +431,10 @@ def argument_grounding(row  # a rollout row
     return hits / n if n else None
 
 # %% ../nbs/06_grade.ipynb #d89777d8
-def hard_floors(rows,
+def hard_floors(rows,                                     # rollout rows
                 spec: AgentSpec | RuleCtx | None = None,  # the agent, or its `RuleCtx` built once by a caller checking row by row
-                opts: GradeOptions | None = None) -> list[list[str]]:
+                opts: GradeOptions | None = None          # which rules are hard (`hard_rules`)
+               ) -> list[list[str]]:
     """The hard rules each row breaks: checked against `spec`, or read from the row's stored `rules` when no spec is
     given."""
     hard = (opts or GradeOptions()).hard_rules

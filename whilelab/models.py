@@ -347,7 +347,8 @@ def _details_text(details: dict) -> str:
     "What the person says of each detail; anything but plain text as JSON, so it can be read back exactly."
     out = []
     for p, v in details.items():
-        if isinstance(v, str) and "address" in p: out.append(f"The new {p.replace('_', ' ')} is {v}.")
+        if isinstance(v, str) and "address" in p:   # `new_address` is not "the new new address"
+            out.append(f"The new {p.removeprefix('new_').replace('_', ' ')} is {v}.")
         elif isinstance(v, float): out.append(f"The {p.replace('_', ' ')} is ${v:.2f}.")
         elif isinstance(v, str) and "reason" in p: out.append(f"The reason is {v}.")
         elif isinstance(v, str): out.append(f"{p.replace('_', ' ').capitalize()}: {v}.")
@@ -935,20 +936,27 @@ class OpenAIBackend:
         self.sampling = {"model": model, "temperature": temperature, "max_tokens": max_tokens,
                          "base_url": base_url or "api.openai.com"}
 
-    async def call(self, endpoint: str, request: dict, key, opts=None):
-        """One `chat` or `completions` request, from the cache or retried as this backend's `opts`, else the run's
-        `opts`, say."""
-        import openai
-        client, sem = self._clients.get()
-        create = client.chat.completions.create if endpoint == "chat" else client.completions.create
-        kind = openai.types.chat.ChatCompletion if endpoint == "chat" else openai.types.Completion
-        ck = self.cache and self.cache.key(f"openai.{endpoint}", self.sampling["base_url"], request, list(key))
-        if ck and (hit := self.cache.get(ck)) is not None: return kind.model_validate_json(hit)
-        async with sem:
-            resp = await _guarded(lambda: create(**request), ("openai",) + tuple(key),
-                                  self.opts or opts or RolloutOptions(), openai, "the endpoint", "OPENAI_API_KEY")
-        if ck: self.cache.put(ck, resp.model_dump_json())
-        return resp
+# %% ../nbs/12_models.ipynb #323909e2
+@patch
+async def call(self: OpenAIBackend,
+               endpoint: str,  # 'chat' or 'completions'
+               request: dict,  # the request's arguments
+               key,            # what makes this request distinct in the cache (the rollout's key)
+               opts=None       # retry options (`RolloutOptions`); None: this backend's own
+              ):
+    """One `chat` or `completions` request, from the cache or retried as this backend's `opts`, else the run's
+    `opts`, say."""
+    import openai
+    client, sem = self._clients.get()
+    create = client.chat.completions.create if endpoint == "chat" else client.completions.create
+    kind = openai.types.chat.ChatCompletion if endpoint == "chat" else openai.types.Completion
+    ck = self.cache and self.cache.key(f"openai.{endpoint}", self.sampling["base_url"], request, list(key))
+    if ck and (hit := self.cache.get(ck)) is not None: return kind.model_validate_json(hit)
+    async with sem:
+        resp = await _guarded(lambda: create(**request), ("openai",) + tuple(key),
+                              self.opts or opts or RolloutOptions(), openai, "the endpoint", "OPENAI_API_KEY")
+    if ck: self.cache.put(ck, resp.model_dump_json())
+    return resp
 
 # %% ../nbs/12_models.ipynb #5de2ff69
 # as Anthropic says them
@@ -1017,7 +1025,7 @@ async def _one_batch(api, chunk: dict, cache, opts, kind: str) -> dict:
 async def run_batch(api,                      # a provider's batch calls: `submit(requests)`, `ended(id)`, `results(id)`
                     requests: dict,           # custom_id (the request's `request_key`) -> request body
                     cache=None,               # a `RequestCache`: answers it holds are not sent, new ones are stored
-                    opts: BatchOptions | None = None,
+                    opts: BatchOptions | None = None,   # how often to poll, how long to wait
                     kind: str = "batch"       # names the provider's batches in the cache
                    ) -> dict:
     "custom_id -> the reply as JSON, or a `BackendError` for a request the batch did not answer."
@@ -1114,9 +1122,9 @@ async def results(self: OpenAIBatches,
 # %% ../nbs/12_models.ipynb #4a958726
 @patch
 async def answer_batch(self: ClaudeBackend,
-                       system: str,
+                       system: str,                      # the system prompt, the same for every request
                        prompts: list,                    # one single-turn request each
-                       opts: BatchOptions | None = None
+                       opts: BatchOptions | None = None  # how often to poll, how long to wait
                       ) -> list:
     "What `answer` gives for each prompt, or a `BackendError`; through the Message Batches API, at the batch price."
     import anthropic

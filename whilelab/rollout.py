@@ -617,7 +617,9 @@ class Spend:
         return self.why is not None
     def __str__(self):
         return f"${self.usd:.4f}, {self.tokens} tokens" + (f" ({self.unpriced} calls unpriced)" if self.unpriced else "")
-    def to_finish(self, left: int) -> str:
+    def to_finish(self,
+                  left: int  # rollouts still to play
+                 ) -> str:
         "What has been spent, and what `left` more rollouts will cost at the mean so far (once a row has a price)."
         known = self.rows and self.usd and not self.unpriced
         guess = f", ~${self.usd / self.rows * left:.4f} to finish" if known else ""

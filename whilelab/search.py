@@ -259,6 +259,7 @@ def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
 # %% ../nbs/03_search.ipynb #3fb7470c
 MUTABLE = ("stance", "condition")   # what a failure is retried under: another person, another tool condition
 
+# %% ../nbs/03_search.ipynb #d845032c
 def _allowed(self, cell: dict) -> bool:
     return not any(all(cell.get(k) == v for k, v in con.items()) for con in self.axes.constraints)
 
@@ -298,6 +299,7 @@ Search.pairs_owed, Search._mutation, Search._steer, Search._allowed = pairs_owed
 # %% ../nbs/03_search.ipynb #cf0d1db3
 EXPLORING_OWED = ("open_ended", "behavior_targeted")   # explorers that play owed cells while pairs are missing
 
+# %% ../nbs/03_search.ipynb #0675ccfd
 @patch
 def _owed_cells(self: Search, taken: set) -> list[dict]:
     "Owed cells not taken this batch that owe a pair no situation in flight carries (all, before the first grade)."
@@ -539,7 +541,7 @@ def history_dataset(self) -> xr.Dataset:
 Search.history_dataset = history_dataset
 
 # %% ../nbs/03_search.ipynb #ca831bce
-def plot_history(hist: xr.Dataset,
+def plot_history(hist: xr.Dataset,  # a search's history: `Search.history()` or a run's history.nc
                  save=None      # a path: .pdf, .svg or .png, as its suffix says
                 ):
     "Four panels, batch by batch: arm weights, arm yields, delivered coverage with signatures, new signatures."

@@ -20,6 +20,7 @@ __all__ = ['PASS_THRESHOLD', 'UNIQUE_MAX', 'CHUNK', 'EXACT_MAX_N', 'EXACT_POWER_
 # %% ../nbs/10_stats.ipynb #44a1726e
 PASS_THRESHOLD = StatsOptions().pass_threshold   # StatsOptions.reasons()['pass_threshold'] says why
 
+# %% ../nbs/10_stats.ipynb #2d3442b1
 def _attempts(rewards) -> xr.DataArray:
     "Rewards as a (situation, attempt) DataArray: phrasings and samples flattened into attempts, NaN where missing."
     if isinstance(rewards, xr.Dataset): rewards = rewards["reward"]
@@ -105,7 +106,9 @@ class Interval:
     method: str = "percentile"
     n: int = 0
     cluster: str | None = None      # what was resampled as one unit when rows share it (e.g. 'situation')
-    def excludes(self, x: float = 0.0) -> bool: return self.low > x or self.high < x
+    def excludes(self,
+                 x: float = 0.0  # the value the interval is tested against
+                ) -> bool: return self.low > x or self.high < x
     def __repr__(self):
         by = f", by {self.cluster}" if self.cluster else ""
         return f"{self.estimate:.4g} [{self.low:.4g}, {self.high:.4g}] ({self.level:.0%} {self.method}, n={self.n}{by})"
@@ -473,7 +476,9 @@ def power_binary(n: int,             # tasks
 # %% ../nbs/10_stats.ipynb #9a517b3f
 def tasks_for_power(effect: float,            # mean per-task difference to detect
                     sd: float,                # standard deviation of per-task differences (from a pilot)
-                    alpha: float = 0.05, power: float = 0.8, max_n: int = 10_000_000,
+                    alpha: float = 0.05,      # two-sided false-positive rate
+                    power: float = 0.8,       # chance of detecting `effect` when it is there
+                    max_n: int = 10_000_000,  # the answer when the effect is too small to detect in fewer
                     discordant: tuple | None = None  # (p_up, p_down) for pass/fail tasks: exact, instead of the t approximation
                    ) -> int:
     "Fewest tasks for a paired comparison to detect `effect` at `power`."

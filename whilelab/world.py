@@ -451,6 +451,7 @@ def _describes(param: str, v: str) -> bool:
 # %% ../nbs/04_world.ipynb #094da785
 FAULTS = WorldOptions().faults   # the default fault modes; a world checks its own `options.faults`
 
+# %% ../nbs/04_world.ipynb #ec211df6
 def _check_fault(self, f) -> dict:
     if not isinstance(f, dict) or "tool" not in f or "fault" not in f:
         raise ValueError(f"a fault must be a dict with 'tool' and 'fault', got {f!r}. Fix: e.g. "
@@ -486,7 +487,10 @@ Sandbox._fire = _fire
 def _result(status, payload, error=False) -> dict: return {"status": status, "payload": payload, "error": error}
 
 # %% ../nbs/04_world.ipynb #bbfac714
-def screen(schema: Schema, name: str, args, options: WorldOptions,
+def screen(schema: Schema,                   # the tools' schemas
+           name: str,                        # the tool called
+           args,                             # the arguments it was sent, as the agent sent them
+           options: WorldOptions,            # the world's options (what it refuses, what it fills in)
            known: frozenset = frozenset()    # ids and values the world holds: naming one is never an echo
           ) -> dict | None:
     "The answer to a call no world should take (an unknown tool, refused arguments, an echo of the schema), else None."
