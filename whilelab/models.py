@@ -185,6 +185,25 @@ def said_value(text: str,   # what the person said
         v = m2.group(1) if m2 else rest.strip()
     return _coerce(v, s)
 
+# %% ../nbs/12_models.ipynb #48fe5708
+def _lookups(schema) -> tuple[list, str | None]:
+    "The lookup tools that take arguments, and the one that finds the person by email: once per schema."
+    if not hasattr(schema, "_lookups"):
+        lookups = [n for n, r in schema.role.items() if r["kind"] == "lookup" and schema.tools[n].required]
+        by_email = next((n for n in lookups if all("email" in p for p in schema.tools[n].required)), None)
+        schema._lookups = lookups, by_email
+    return schema._lookups
+
+# %% ../nbs/12_models.ipynb #dda8ac1d
+def _err(p) -> str:
+    return "the reply was unreadable" if p is None else str(p.get("error", "unknown error")) if isinstance(p, dict) else str(p)
+
+# %% ../nbs/12_models.ipynb #babb77f7
+def _final(self, text, flaw, res, ctx=None) -> dict:
+    if flaw == "pads_boilerplate" and ctx is not None: ctx.cache["flaw_used"] = True
+    return assistant_msg(text + (BOILERPLATE if flaw == "pads_boilerplate" else ""))
+ScriptedAgent._final = _final
+
 # %% ../nbs/12_models.ipynb #cfd308e9
 @patch
 def _decide(self: ScriptedAgent, messages, ctx, flaw) -> dict:
@@ -317,25 +336,6 @@ def _report(self: ScriptedAgent, target: str, state: str, res, ctx, flaw) -> dic
         return self._final(f"I'm sorry, I can't do that: {err}.", flaw, res, ctx)
     return self._final(f"I'm sorry, the system did not complete this ({err}). Nothing is confirmed; I can pass this "
                        "to a human colleague.", flaw, res, ctx)
-
-# %% ../nbs/12_models.ipynb #48fe5708
-def _lookups(schema) -> tuple[list, str | None]:
-    "The lookup tools that take arguments, and the one that finds the person by email: once per schema."
-    if not hasattr(schema, "_lookups"):
-        lookups = [n for n, r in schema.role.items() if r["kind"] == "lookup" and schema.tools[n].required]
-        by_email = next((n for n in lookups if all("email" in p for p in schema.tools[n].required)), None)
-        schema._lookups = lookups, by_email
-    return schema._lookups
-
-# %% ../nbs/12_models.ipynb #dda8ac1d
-def _err(p) -> str:
-    return "the reply was unreadable" if p is None else str(p.get("error", "unknown error")) if isinstance(p, dict) else str(p)
-
-# %% ../nbs/12_models.ipynb #babb77f7
-def _final(self, text, flaw, res, ctx=None) -> dict:
-    if flaw == "pads_boilerplate" and ctx is not None: ctx.cache["flaw_used"] = True
-    return assistant_msg(text + (BOILERPLATE if flaw == "pads_boilerplate" else ""))
-ScriptedAgent._final = _final
 
 # %% ../nbs/12_models.ipynb #f03ac96c
 GREETINGS = ("Hi.", "Hello!", "Hey,", "Good morning.", "Hi there.", "")

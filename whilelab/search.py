@@ -202,8 +202,11 @@ def pairs_owed(self,
     "The pairs of `cell` no row has delivered yet (none before the first batch is graded)."
     return pairs_of(self.cov, cell) & self.todo if self.todo else set()
 
+Search.pairs_owed = pairs_owed
+
 # %% ../nbs/03_search.ipynb #d8651e7a
-def _available(self) -> dict:
+@patch
+def _available(self: Search) -> dict:
     "arm -> None if it can run this batch, else the reason it cannot."
     why = {a: None for a in ARMS}
     if not self.undelivered(): why["structured"] = "every planned pair is delivered"
@@ -214,7 +217,8 @@ def _available(self) -> dict:
     return why
 
 # %% ../nbs/03_search.ipynb #14054c2d
-def _rarest_cells(self, n: int) -> list[dict]:
+@patch
+def _rarest_cells(self: Search, n: int) -> list[dict]:
     "Up to `n` distinct cells of the rows with the rarest signatures (ties by row key), without sorting every row."
     out = {}
     for _, group in itertools.groupby(sorted(self.by_signature, key=self.sigs.__getitem__), key=self.sigs.__getitem__):
@@ -226,7 +230,8 @@ def _rarest_cells(self, n: int) -> list[dict]:
     return list(out.values())
 
 # %% ../nbs/03_search.ipynb #9d5baccf
-def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
+@patch
+def _cells_for(self: Search, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
     """(cell, variant, opening) for `n` situations of `arm` this batch; `opening` is a writer's drafted first message,
     if any."""
     b, rng = self.batch, rng_for(self.options.seed, "arm", arm, self.batch)
@@ -260,11 +265,13 @@ def _cells_for(self, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
 MUTABLE = ("stance", "condition")   # what a failure is retried under: another person, another tool condition
 
 # %% ../nbs/03_search.ipynb #d845032c
-def _allowed(self, cell: dict) -> bool:
+@patch
+def _allowed(self: Search, cell: dict) -> bool:
     return not any(all(cell.get(k) == v for k, v in con.items()) for con in self.axes.constraints)
 
 # %% ../nbs/03_search.ipynb #502c74b2
-def _steer(self, base: dict, keys, rng) -> tuple[dict, str] | None:
+@patch
+def _steer(self: Search, base: dict, keys, rng) -> tuple[dict, str] | None:
     "`base` with one of `keys` changed towards the scarcest missing pair no situation carries (None: none gains one)"
     # a residual is as long as its scarcest axis pair
     scarce = collections.Counter((p[0], p[2]) for p in self.todo or ())
@@ -277,7 +284,8 @@ def _steer(self, base: dict, keys, rng) -> tuple[dict, str] | None:
     return {**base, k: v}, k
 
 # %% ../nbs/03_search.ipynb #ffd803cb
-def _mutation(self, fails: list, rng) -> tuple[dict, str]:
+@patch
+def _mutation(self: Search, fails: list, rng) -> tuple[dict, str]:
     "A failing row's cell with its stance or condition changed: towards a missing pair while one is, else at random."
     base = dict(fails[int(rng.integers(len(fails)))]["cell"])
     if (steered := self._steer(base, MUTABLE, rng)) is not None: return steered
@@ -292,9 +300,6 @@ def _mutation(self, fails: list, rng) -> tuple[dict, str]:
 async def _gather(coros):
     import asyncio
     return await asyncio.gather(*coros)
-
-Search._available, Search._cells_for, Search._rarest_cells = _available, _cells_for, _rarest_cells
-Search.pairs_owed, Search._mutation, Search._steer, Search._allowed = pairs_owed, _mutation, _steer, _allowed
 
 # %% ../nbs/03_search.ipynb #cf0d1db3
 EXPLORING_OWED = ("open_ended", "behavior_targeted")   # explorers that play owed cells while pairs are missing
@@ -333,6 +338,34 @@ def _owed_for(self: Search, arm: str, n: int, taken: set, rng) -> list[dict]:
         cell = self._vary(cell, rng) if rare is None else cell
         self.flying |= self.pairs_owed(cell); out.append(cell)
     return out
+
+# %% ../nbs/03_search.ipynb #a8b3d2a3
+def _left(self) -> RolloutOptions:
+    "The rollout options for the next batch, its spend limits reduced by what the search has spent so far."
+    o, s = self.options.rollout, self.spend
+    return dataclasses.replace(o, max_cost_usd=None if o.max_cost_usd is None else max(o.max_cost_usd - s.usd, 1e-9),
+                               max_tokens_total=None if o.max_tokens_total is None else max(o.max_tokens_total - s.tokens, 1))
+
+Search._left = _left
+
+# %% ../nbs/03_search.ipynb #01da3569
+@patch
+def _bar(self: Search):
+    "The run's one progress bar (rollouts so far, and per batch its coverage and spend), made at the first batch."
+    if self.progress and getattr(self, "bar", None) is None:
+        from tqdm.auto import tqdm
+        self.bar = tqdm(desc="search", unit="rollout", mininterval=0.5)
+    return getattr(self, "bar", None)
+
+# %% ../nbs/03_search.ipynb #c65b2f3f
+@patch
+def _show(self: Search, rec: dict | None = None):
+    "Say on the bar what the last batch did; close it once the search has stopped."
+    bar = getattr(self, "bar", None)
+    if bar is None: return
+    spent = f", {self.spend} spent" if self.spend.tokens else ""      # offline stand-ins spend nothing: nothing to say
+    if rec: bar.set_postfix_str(f"batch {rec['batch']}, pairs {rec['coverage']:.0%}{spent}", refresh=False)
+    if self.stopped: bar.set_description(f"search ({self.stopped[:60]})"); bar.close()
 
 # %% ../nbs/03_search.ipynb #0729cdcf
 @patch
@@ -379,6 +412,16 @@ def _play(self: Search, sits: list) -> list:
     return grade([r for r in rows if r["situation_id"] in ids], self.spec, self.judge, agent=self.agent,
                  opts=self.options.grade)
 
+# %% ../nbs/03_search.ipynb #561049fd
+@patch
+def _count(self: Search, row: dict):
+    "Count one row's signature, and its cell as delivered or missed (and why)."
+    self.sigs[row["signature"]] += 1; self.by_signature[row["signature"]].append(row)
+    got = delivered_cell(row)
+    self.seen_cells.add(canonical_json(got))
+    if row["cell"] == got: self.deliveries[canonical_json(row["cell"])] += 1
+    else: self.misses[canonical_json(row["cell"])] = miss_reason(row)
+
 # %% ../nbs/03_search.ipynb #986ce674
 @patch
 def _learn(self: Search, sits: list, new: list) -> tuple[dict, dict, set]:
@@ -393,16 +436,6 @@ def _learn(self: Search, sits: list, new: list) -> tuple[dict, dict, set]:
         fresh |= {r["signature"] for r in rs if r["signature"] not in self.sigs}
     for r in new: self._count(r)
     return per_arm, yields, fresh
-
-# %% ../nbs/03_search.ipynb #561049fd
-@patch
-def _count(self: Search, row: dict):
-    "Count one row's signature, and its cell as delivered or missed (and why)."
-    self.sigs[row["signature"]] += 1; self.by_signature[row["signature"]].append(row)
-    got = delivered_cell(row)
-    self.seen_cells.add(canonical_json(got))
-    if row["cell"] == got: self.deliveries[canonical_json(row["cell"])] += 1
-    else: self.misses[canonical_json(row["cell"])] = miss_reason(row)
 
 # %% ../nbs/03_search.ipynb #f7484f5e
 @patch
@@ -494,34 +527,6 @@ def _replan(self: Search,
     res = covering_array(self.axes, 2, derive_seed(self.options.seed, "residual", self.batch),
                          constraints=[{a: va, b: vb} for a, va, b, vb in self.given_up], seed_rows=seeds)
     self.cells = [c for c in plan_cells(res)[len(seeds):] if pairs_of(cov, c) & todo]
-
-# %% ../nbs/03_search.ipynb #a8b3d2a3
-def _left(self) -> RolloutOptions:
-    "The rollout options for the next batch, its spend limits reduced by what the search has spent so far."
-    o, s = self.options.rollout, self.spend
-    return dataclasses.replace(o, max_cost_usd=None if o.max_cost_usd is None else max(o.max_cost_usd - s.usd, 1e-9),
-                               max_tokens_total=None if o.max_tokens_total is None else max(o.max_tokens_total - s.tokens, 1))
-
-Search._left = _left
-
-# %% ../nbs/03_search.ipynb #01da3569
-@patch
-def _bar(self: Search):
-    "The run's one progress bar (rollouts so far, and per batch its coverage and spend), made at the first batch."
-    if self.progress and getattr(self, "bar", None) is None:
-        from tqdm.auto import tqdm
-        self.bar = tqdm(desc="search", unit="rollout", mininterval=0.5)
-    return getattr(self, "bar", None)
-
-# %% ../nbs/03_search.ipynb #c65b2f3f
-@patch
-def _show(self: Search, rec: dict | None = None):
-    "Say on the bar what the last batch did; close it once the search has stopped."
-    bar = getattr(self, "bar", None)
-    if bar is None: return
-    spent = f", {self.spend} spent" if self.spend.tokens else ""      # offline stand-ins spend nothing: nothing to say
-    if rec: bar.set_postfix_str(f"batch {rec['batch']}, pairs {rec['coverage']:.0%}{spent}", refresh=False)
-    if self.stopped: bar.set_description(f"search ({self.stopped[:60]})"); bar.close()
 
 # %% ../nbs/03_search.ipynb #faac7166
 def history_dataset(self) -> xr.Dataset:

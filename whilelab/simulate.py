@@ -229,11 +229,11 @@ def save(sim: Simulation,     # what `simulate` returned
     if not rows_path.exists():
         rows_path.write_text("".join(canonical_json(r) + "\n" for r in sim.rows), encoding="utf-8")
     elif any(r.get("reward") is not None for r in sim.rows): _write_graded(rows_path, sim.rows, order)
+    import matplotlib.pyplot as plt     # not matplotlib.use("Agg"): that would stop a notebook's figures showing
+    # the figure before the netCDF files, so the render's peak memory and theirs do not stack
+    fig = plot_coverage(sim.coverage, f"{sim.spec.name}: delivered", save=out / "coverage.png"); plt.close(fig)
     for name, ds in (("plan.nc", sim.plan), ("coverage.nc", sim.coverage), ("history.nc", sim.history)):
         if ds is not None: _write_nc(ds, out / name)
-    import matplotlib; matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig = plot_coverage(sim.coverage, f"{sim.spec.name}: delivered", save=out / "coverage.png"); plt.close(fig)
     summary = {**sim.summary(), "options": dataclasses.asdict(sim.options)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     undelivered = {"cells": sim.undeliverable, "pairs": sim.undelivered_pairs()}

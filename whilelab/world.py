@@ -165,6 +165,31 @@ def _resolve(s, root):
         s, seen = {**(target or {}), **{k: v for k, v in s.items() if k != "$ref"}}, seen + 1
     return s if isinstance(s, dict) else {}
 
+# %% ../nbs/04_world.ipynb #286fa44a
+def _merge_all(s, root) -> dict:
+    "One schema for `allOf`: keys of every part, their properties and required lists joined."
+    out = {k: v for k, v in s.items() if k != "allOf"}
+    for x in s["allOf"]:
+        x = _resolve(x, root)
+        for k, v in x.items():
+            if k == "properties": out["properties"] = {**out.get("properties", {}), **v}
+            elif k == "required": out["required"] = sorted(set(out.get("required", [])) | set(v))
+            else: out.setdefault(k, v)
+    return out
+
+# %% ../nbs/04_world.ipynb #5858ca29
+def _bounded(v, s, t):
+    "`v` moved inside the schema's numeric bounds (and onto its `multipleOf`)."
+    lo = max([x for x in (s.get("minimum"), s.get("exclusiveMinimum")) if isinstance(x, (int, float))], default=None)
+    hi = min([x for x in (s.get("maximum"), s.get("exclusiveMaximum")) if isinstance(x, (int, float))], default=None)
+    if lo is not None and (v < lo or (v == lo and "exclusiveMinimum" in s)):
+        v = lo + (1 if t == "integer" else 0.5) * ("exclusiveMinimum" in s)
+    if hi is not None and (v > hi or (v == hi and "exclusiveMaximum" in s)):
+        v = hi - (1 if t == "integer" else 0.5) * ("exclusiveMaximum" in s)
+    if isinstance(s.get("multipleOf"), (int, float)) and s["multipleOf"] > 0:
+        v = math.ceil(v / s["multipleOf"]) * s["multipleOf"]
+    return int(v) if t == "integer" else float(v)
+
 # %% ../nbs/04_world.ipynb #c4ee8e91
 _FORMATS = {"date": "2024-05-17", "date-time": "2024-05-17T10:30:00Z", "time": "10:30:00Z", "email": "mei.chen@mail.test",
             "uri": "https://example.test/item", "url": "https://example.test/item", "uuid": "3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b",
@@ -201,31 +226,6 @@ def _synth(name, s, rng, o, root=None):
     v = v if isinstance(v, str) else str(v)
     if len(v) < s.get("minLength", 0): v = (v + " " + "x" * s["minLength"])[: max(s["minLength"], len(v))]
     return v[: s["maxLength"]] if "maxLength" in s else v
-
-# %% ../nbs/04_world.ipynb #286fa44a
-def _merge_all(s, root) -> dict:
-    "One schema for `allOf`: keys of every part, their properties and required lists joined."
-    out = {k: v for k, v in s.items() if k != "allOf"}
-    for x in s["allOf"]:
-        x = _resolve(x, root)
-        for k, v in x.items():
-            if k == "properties": out["properties"] = {**out.get("properties", {}), **v}
-            elif k == "required": out["required"] = sorted(set(out.get("required", [])) | set(v))
-            else: out.setdefault(k, v)
-    return out
-
-# %% ../nbs/04_world.ipynb #5858ca29
-def _bounded(v, s, t):
-    "`v` moved inside the schema's numeric bounds (and onto its `multipleOf`)."
-    lo = max([x for x in (s.get("minimum"), s.get("exclusiveMinimum")) if isinstance(x, (int, float))], default=None)
-    hi = min([x for x in (s.get("maximum"), s.get("exclusiveMaximum")) if isinstance(x, (int, float))], default=None)
-    if lo is not None and (v < lo or (v == lo and "exclusiveMinimum" in s)):
-        v = lo + (1 if t == "integer" else 0.5) * ("exclusiveMinimum" in s)
-    if hi is not None and (v > hi or (v == hi and "exclusiveMaximum" in s)):
-        v = hi - (1 if t == "integer" else 0.5) * ("exclusiveMaximum" in s)
-    if isinstance(s.get("multipleOf"), (int, float)) and s["multipleOf"] > 0:
-        v = math.ceil(v / s["multipleOf"]) * s["multipleOf"]
-    return int(v) if t == "integer" else float(v)
 
 # %% ../nbs/04_world.ipynb #6b74e280
 class Sandbox:
