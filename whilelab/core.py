@@ -364,6 +364,7 @@ def _from_anthropic(cls, d: dict) -> Tool:
     name = _need(d, "name", "?", "Anthropic", "give the tool a name")
     return cls(name, d.get("description", ""),
                _need(d, "input_schema", name, "Anthropic", 'add "input_schema": {"type": "object", ...}'))
+Tool.from_anthropic = _from_anthropic
 
 # %% ../nbs/00_core.ipynb #33f35807
 @classmethod
@@ -374,6 +375,7 @@ def _from_openai(cls, d: dict) -> Tool:
     name = _need(f, "name", "?", "OpenAI", "give the function a name")
     params = f.get("parameters", {"type": "object", "properties": {}})
     return cls(name, f.get("description", ""), params, f.get("response") or f.get("output_schema"))
+Tool.from_openai = _from_openai
 
 # %% ../nbs/00_core.ipynb #5ab3ddcc
 @classmethod
@@ -390,7 +392,7 @@ def _from_mcp(cls, d: dict) -> Tool:
     return cls(name, d.get("description", "") or d.get("title", ""),
                _need(d, "inputSchema", name, "MCP", 'add "inputSchema"'), d.get("outputSchema"), effect)
 
-Tool.from_anthropic, Tool.from_openai, Tool.from_mcp = _from_anthropic, _from_openai, _from_mcp
+Tool.from_mcp = _from_mcp
 
 # %% ../nbs/00_core.ipynb #c5a7de00
 @classmethod
