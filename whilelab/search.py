@@ -340,13 +340,12 @@ def _owed_for(self: Search, arm: str, n: int, taken: set, rng) -> list[dict]:
     return out
 
 # %% ../nbs/03_search.ipynb #a8b3d2a3
-def _left(self) -> RolloutOptions:
+@patch
+def _left(self: Search) -> RolloutOptions:
     "The rollout options for the next batch, its spend limits reduced by what the search has spent so far."
     o, s = self.options.rollout, self.spend
     return dataclasses.replace(o, max_cost_usd=None if o.max_cost_usd is None else max(o.max_cost_usd - s.usd, 1e-9),
                                max_tokens_total=None if o.max_tokens_total is None else max(o.max_tokens_total - s.tokens, 1))
-
-Search._left = _left
 
 # %% ../nbs/03_search.ipynb #01da3569
 @patch
