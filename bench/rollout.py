@@ -78,6 +78,10 @@ def main():
     for name, m in (("search on, to ~10k", search), ("search on, 2 worker processes", procs)):
         print(f"{name:32} {m['rollouts']:8} {m['seconds']:8.3f} {m['rollouts'] / m['seconds']:9.0f} /s {m['peak_mb']:8.0f}  "
               f">= 2000 rollouts/s, < 300 MB  runs {m['all']}")
+    best = max((search, procs), key=lambda m: m["rollouts"] / m["seconds"])
+    rate = lambda m: m["rollouts"] / m["seconds"]
+    print(f"{'search on / plan played once':32} {'':8} {'':8} {rate(best) / rate(big):9.2f} x {'':8}  "
+          "the peer in this run: the plan played once, offline, ~10k")
     ratio = big["seconds"] / small["seconds"]
     print(f"{'10k/1k time ratio':32} {'':8} {ratio:8.2f} {'':12} {'':8}  <= 12 (rollouts ratio {big['rollouts'] / small['rollouts']:.0f})")
     cps = slow["calls"] / slow["seconds"]

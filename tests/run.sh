@@ -13,7 +13,8 @@ python -m pip install -q --no-deps "trl==1.16.0" 2>&1 | grep -v -E "^WARNING: (L
 if ! python -m pip install -q "torch==2.13.0" "accelerate==1.16.0" >/dev/null 2>&1; then
   echo "torch could not be installed: tests/test_train.py will be skipped"
 fi
-python -c "import whilelab, nbdev, execnb, trl.data_utils, playwright, jupyterlab, ray, xdist" # fail early if the install did not take
+# fail early if the install did not take
+python -c "import whilelab, nbdev, execnb, trl.data_utils, playwright, jupyterlab, ray, xdist"
 # The search-panel browser test drives Debian's chromium (Playwright's own browser download cannot run here).
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio, collections, copy, dataclasses, inspect, json, marshal, re, warnings
 from dataclasses import dataclass, field
 import numpy as np
+from fastcore.basics import patch
 from .core import AgentSpec, stable_hash, canonical_json, run_sync, redact, ungraded_counts, BOILERPLATE
 from typing import TYPE_CHECKING
 if TYPE_CHECKING: from whilelab.stats import Interval   # annotations only: scipy.stats loads when a judge is scored
 from .defaults import GradeOptions, TrustOptions
+from .rollout import row_key
 from .world import Schema, check_args, _id_entity
 from .axes import policy_clauses
 
@@ -21,7 +23,8 @@ __all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAUL
            'boilerplate', 'needed_tool_missing', 'truncated_reply', 'empty_reply', 'end_state', 'check_conduct',
            'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash', 'as_judge',
            'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families', 'argument_grounding', 'hard_floors',
-           'Graded', 'grade', 'probes', 'Trust', 'gold_from_flaws', 'judge_trust']
+           'Graded', 'RowGrader', 'row_grader', 'grade', 'play_graded', 'probes', 'Trust', 'gold_from_flaws',
+           'judge_trust']
 
 # %% ../nbs/06_grade.ipynb #a325130e
 @dataclass
@@ -452,6 +455,18 @@ class Graded(list):
         return {"rows": len(self), "judged": self.judged, "floored": sum(self.floored.values()),
                 "by_rule": self.floored, "ungraded": self.ungraded}
 
+# %% ../nbs/06_grade.ipynb #1750853e
+@patch(cls_method=True)
+def of(cls: Graded,
+       rows  # graded rows
+      ) -> Graded:
+    "Graded rows with their counts read from the rows: judged (a label), floored (by which hard rule), ungraded (why)."
+    rows = list(rows)
+    out = cls(rows, sum(r.get("judge") is not None for r in rows),
+              collections.Counter(f for r in rows for f in r.get("floored_by") or []))
+    out.ungraded = ungraded_counts(out)
+    return out
+
 # %% ../nbs/06_grade.ipynb #e0855b19
 def _markers(row, verdicts, hard) -> dict:
     return {**{v["rule"]: float(v["passed"]) for v in verdicts if v["rule"] not in hard},
@@ -468,6 +483,47 @@ def _graded(row, verdicts, floors, label, hard) -> dict:
     if floors: return {**out, "reward": 0.0}
     if label.label is None: return {**out, "reward": None, "ungraded": f"judge failed: {label.error}"}
     return {**out, "reward": float(label.label == "pass")}
+
+# %% ../nbs/06_grade.ipynb #caae2846
+class RowGrader:
+    """`grade` one row at a time, for a judge whose labels come from the conduct verdicts (`RuleJudge`): a row graded
+    the moment it is played can be stored graded, and the store never rewritten."""
+    def __init__(self, spec: AgentSpec,                # the agent's tools and policy
+                 judge=None,                           # a judge that `checks_like` grade (default: `RuleJudge`)
+                 family: str | None = None,            # the agent's model family (default: each row's `agent_family`)
+                 opts: GradeOptions | None = None):    # hard rules, thresholds
+        self.opts = opts or GradeOptions()
+        self.ctx, self.judge, self.family = RuleCtx(spec, self.opts), judge or RuleJudge(spec, opts=self.opts), family
+        if not getattr(self.judge, "checks_like", lambda *_: False)(spec, self.opts):
+            name = getattr(self.judge, "name", self.judge)
+            raise ValueError(f"the judge {name!r} reads each row, so it cannot grade from the conduct verdicts alone. "
+                             "Fix: grade(rows, spec, judge) grades with it")
+
+# %% ../nbs/06_grade.ipynb #6574885e
+@patch
+def __call__(self: RowGrader,
+             row: dict  # a rollout row
+            ) -> dict:
+    "`row` graded, as `grade` grades it: a hard-rule breach floors it unjudged, an outage leaves it ungraded."
+    verdicts = check_conduct(row, self.ctx)
+    floors = [] if row.get("error") else hard_floors([{"rules": verdicts}], opts=self.opts)[0]
+    label = None
+    if not floors and not row.get("error"):      # an outage is not the agent's conduct: never judged
+        family = self.family or str(row.get("agent_family") or "")
+        label = dataclasses.replace(self.judge.of_verdicts(verdicts), agent_family=family)
+    return _graded(row, verdicts, floors, label, self.opts.hard_rules)
+
+# %% ../nbs/06_grade.ipynb #bcef9576
+def row_grader(spec: AgentSpec,                 # the agent's tools and policy
+               judge=None,                      # the run's judge (default: `RuleJudge`)
+               agent=None,                      # the agent under test: its family goes on every label
+               opts: GradeOptions | None = None # hard rules, thresholds
+              ) -> RowGrader | None:
+    "A `RowGrader` when `judge` labels rows from their conduct verdicts; None when it must read each row (an LLM)."
+    opts = opts or GradeOptions()
+    judge = as_judge(judge) if judge is not None else RuleJudge(spec, opts=opts)
+    if not getattr(judge, "checks_like", lambda *_: False)(spec, opts): return None
+    return RowGrader(spec, judge, getattr(agent, "family", None) or None, opts)
 
 # %% ../nbs/06_grade.ipynb #4bbcbe73
 def grade(rows,                               # rollouts to grade
@@ -486,21 +542,32 @@ def grade(rows,                               # rollouts to grade
     judge = as_judge(judge) if judge is not None else RuleJudge(spec, opts=opts)
     fams = agent_families(agent, rows)
     check_judge_family(judge, fams, opts)
+    fam = fams[0] if len(fams) == 1 else "mixed"
+    if getattr(judge, "checks_like", lambda *_: False)(spec, opts):   # its rules again would give the same labels
+        return Graded.of(map(RowGrader(spec, judge, fam, opts), rows))
     ctx = RuleCtx(spec, opts)
     verdicts = [check_conduct(r, ctx) for r in rows]
     hard = hard_floors([{"rules": vs} for vs in verdicts], opts=opts)
     floors = [[] if r.get("error") else f for r, f in zip(rows, hard)]
-    # an outage is not the agent's conduct: never judged
-    asked = [not f and not r.get("error") for r, f in zip(rows, floors)]
-    if getattr(judge, "checks_like", lambda *_: False)(spec, opts):   # its rules again would give the same labels
-        labels = iter([judge.of_verdicts(vs) for vs, a in zip(verdicts, asked) if a])
-    else: labels = iter(judge_all(judge, [r for r, a in zip(rows, asked) if a]))
-    fam = fams[0] if len(fams) == 1 else "mixed"
-    out = Graded((_graded(r, vs, f, dataclasses.replace(next(labels), agent_family=fam) if a else None,
-                          opts.hard_rules) for r, vs, f, a in zip(rows, verdicts, floors, asked)), sum(asked),
-                 collections.Counter(r for f in floors for r in f))
-    out.ungraded = ungraded_counts(out)
-    return out
+    asked = [not f and not r.get("error") for r, f in zip(rows, floors)]   # an outage is never judged: not conduct
+    labels = iter(judge_all(judge, [r for r, a in zip(rows, asked) if a]))
+    return Graded.of(_graded(r, vs, f, dataclasses.replace(next(labels), agent_family=fam) if a else None,
+                             opts.hard_rules) for r, vs, f, a in zip(rows, verdicts, floors, asked))
+
+# %% ../nbs/06_grade.ipynb #9757b892
+def play_graded(play,                 # a function of `finish` playing rows: `rollouts(..., finish=finish)`
+                spec: AgentSpec,      # the agent's tools and policy
+                judge=None,           # the judge (default: `RuleJudge`)
+                agent=None,           # the agent under test
+                opts: GradeOptions | None = None  # hard rules, thresholds
+               ) -> tuple[Graded, bool]:
+    "(the played rows graded, whether each was graded as it was stored): `grade` without a second pass when it can."
+    grader = row_grader(spec, judge, agent, opts)
+    rows = play(grader)
+    fresh = getattr(rows, "fresh", frozenset()) if grader is not None else frozenset()
+    stale = [r for r in rows if row_key(r) not in fresh]        # read back from a store, or a judge that reads rows
+    again = {row_key(r): r for r in grade(stale, spec, judge, agent=agent, opts=opts)} if stale else {}
+    return Graded.of(again.get(row_key(r), r) for r in rows), not stale
 
 # %% ../nbs/06_grade.ipynb #35cee6f6
 NEUTRAL_PAD = (" To summarise the steps above once more in full: I reviewed the request, I checked the records that "

@@ -582,8 +582,9 @@ class StoredRows:
 
 # %% ../nbs/05_rollout.ipynb #e121d508
 class Played(list):
-    "Rows of a `rollouts` call, with `stopped` saying why it ended early (a spend limit), and what it `spent`."
-    stopped, spent = None, None
+    """Rows of a `rollouts` call: `stopped` says why it ended early (a spend limit), `spent` what it cost, `fresh` the
+    keys of the rows it played (the rest were read back from its store)."""
+    stopped, spent, fresh = None, None, frozenset()
 
 # %% ../nbs/05_rollout.ipynb #a989df55
 def _stopped(rows, spend):
@@ -643,10 +644,12 @@ def _progress_bar(progress, total: int, executor) -> tuple:
     return tqdm(total=total, desc=f"rollouts ({executor.name})", unit="rollout", mininterval=0.5), True
 
 # %% ../nbs/05_rollout.ipynb #b04b64b0
-async def _take(stream, st, keep: bool, spend: Spend, bar, own_bar: bool) -> list:
-    "The rows of `stream`, each stored once (a retried remote task may send one twice), until a spend limit."
+async def _take(stream, st, keep: bool, spend: Spend, bar, own_bar: bool, finish=None) -> list:
+    """The rows of `stream`, each passed through `finish` (if given) and stored once (a retried remote task may send one
+    twice), until a spend limit."""
     rows, seen = [], set()
     async for row in stream:
+        if finish is not None: row = finish(row.row() if isinstance(row, Encoded) else row)
         if st is not None: new = st.add(row)
         else: key = row.key if isinstance(row, Encoded) else row_key(row); new = key not in seen; seen.add(key)
         if not new: continue
@@ -657,6 +660,13 @@ async def _take(stream, st, keep: bool, spend: Spend, bar, own_bar: bool) -> lis
         if bar is not None and own_bar: bar.set_postfix_str(spend.to_finish(bar.total - bar.n), refresh=False)
         if stop: break      # leaving the stream cancels the rollouts in flight; every finished row is kept
     return rows
+
+# %% ../nbs/05_rollout.ipynb #8bf84e2c
+def _finishing(executor, finish, *job) -> tuple:
+    """(the executor's stream of `job`, what `_take` still applies to each row): an executor that finishes rows where
+    it plays them (a worker process) spares this process the work."""
+    there = finish is not None and getattr(executor, "finishes_rows", False)
+    return executor.stream(*job, **({"finish": finish} if there else {})), None if there else finish
 
 # %% ../nbs/05_rollout.ipynb #7f2fc6c5
 async def arun(situations,                    # what to play (`situation_from_cell`)
@@ -671,7 +681,8 @@ async def arun(situations,                    # what to play (`situation_from_ce
                run_id: str = "run",           # the run every row names
                progress=True,         # show a progress bar; or a tqdm bar of the caller's to count rows on
                executor=None,  # where rollouts are played: `LocalExecutor()` (default) or `scale.RayExecutor(...)`
-               keep: bool = True      # hold the rows and return them sorted; `False` streams them to `store` only
+               keep: bool = True,     # hold the rows and return them sorted; `False` streams them to `store` only
+               finish=None            # each new row passes through this before it is stored (the search grades it)
               ) -> list[dict] | StoredRows:
     "Play `situations` x `n_phrasings` x `k_samples`; rows stream to `store` and come back sorted by key."
     opts = opts or RolloutOptions()
@@ -683,8 +694,9 @@ async def arun(situations,                    # what to play (`situation_from_ce
     todo = [w for w in wanted if st is None or (w[0].id, w[1], w[2]) not in st]
     spend, (bar, own_bar) = Spend(opts), _progress_bar(progress, len(todo), executor)
     try:
-        async with contextlib.aclosing(executor.stream(todo, spec, agent, user, seed, opts, run_id)) as stream:
-            rows = await _take(stream, st, keep, spend, bar, own_bar)
+        played, finish_here = _finishing(executor, finish, todo, spec, agent, user, seed, opts, run_id)
+        async with contextlib.aclosing(played) as stream:
+            rows = await _take(stream, st, keep, spend, bar, own_bar, finish_here)
     finally:
         if bar is not None and own_bar: bar.close()
         if st is not None:
@@ -693,8 +705,10 @@ async def arun(situations,                    # what to play (`situation_from_ce
     if spend.why: warnings.warn(f"rollouts stopped early: {spend.why}; finished rows are kept", stacklevel=2)
     stored = lambda: StoredRows(st.path, {s.id for s in situations}, len(wanted))
     if not keep: return _stopped(stored(), spend)
-    if len(todo) < len(wanted): return _stopped(Played(stored().sorted()), spend)   # earlier rows are in the file only
-    return _stopped(Played(sorted(rows, key=row_key)), spend)
+    # on a resume the earlier rows are in the file only
+    out = Played(stored().sorted()) if len(todo) < len(wanted) else Played(sorted(rows, key=row_key))
+    out.fresh = frozenset(row_key(r) for r in rows)
+    return _stopped(out, spend)
 
 # %% ../nbs/05_rollout.ipynb #179a0b07
 def rollouts(*args, **kw) -> list[dict] | StoredRows:

@@ -135,14 +135,14 @@ def _start_worker(wanted):
 
 # %% ../nbs/09_scale.ipynb #69d2753b
 def _play_chunk(digest: bytes, run: bytes, jobs, stream: int) -> list:
-    """In a worker: play `jobs` of `run` (the pickled spec, agent, person, seed, options, run id); rows beside their
-    lines."""
+    """In a worker: play `jobs` of `run` (the pickled spec, agent, person, seed, options, run id, and what finishes each
+    row); rows beside their lines."""
     if _WORKER.get("digest") != digest: _WORKER.update(digest=digest, run=pickle.loads(run))
-    spec, agent, user, seed, opts, run_id = _WORKER["run"]
+    spec, agent, user, seed, opts, run_id, finish = _WORKER["run"]
     async def play():
         rows = []
         async for row in play_all(jobs, spec, agent, user, seed, opts, run_id):
-            rows.append(Encoded.of(row, keep=True))
+            rows.append(Encoded.of(finish(row) if finish is not None else row, keep=True))
             if _WORKER["wanted"].value != stream: break     # the runner left this stream: stop playing
         return rows
     return asyncio.run(play())
@@ -150,7 +150,7 @@ def _play_chunk(digest: bytes, run: bytes, jobs, stream: int) -> list:
 # %% ../nbs/09_scale.ipynb #4807b5ba
 class ProcessExecutor:
     "Plays rollouts in worker processes on this machine: for an agent and person whose own work keeps a core busy."
-    name = "processes"
+    name, finishes_rows = "processes", True      # rows are graded where they are played
     def __init__(self, workers: int | None = None,        # worker processes (default: this machine's CPUs)
                  options: ProcessOptions | None = None):  # chunks per worker, how workers start
         self.options, self._pool = options or ProcessOptions(), None
@@ -183,9 +183,9 @@ ProcessExecutor.__enter__ = lambda self: self
 ProcessExecutor.__exit__ = lambda self, *exc: self.close()
 
 # %% ../nbs/09_scale.ipynb #855e0b46
-def _pickled(spec, agent, user, seed, opts, run_id) -> bytes:
+def _pickled(spec, agent, user, seed, opts, run_id, finish=None) -> bytes:
     "What a worker needs to play, as bytes; an agent or person that cannot travel says so, and what to do."
-    try: return pickle.dumps((spec, agent, user, seed, opts, run_id))
+    try: return pickle.dumps((spec, agent, user, seed, opts, run_id, finish))
     except Exception as e:
         raise TypeError(f"ProcessExecutor sends the agent, the person and the tools to its workers, and they cannot be "
                         f"pickled ({type(e).__name__}: {e}). Fix: define them at a module's top level, or play in "
@@ -200,17 +200,20 @@ async def stream(self: ProcessExecutor,
                  user,                   # the simulated person
                  seed,                   # run seed
                  opts,                   # rollout options
-                 run_id                  # the run every row names
+                 run_id,                 # the run every row names
+                 finish=None             # applied to each row in its worker (the search grades it there)
                 ):
     "Rows of `jobs` as the workers finish their chunks; leaving early stops the chunks still playing."
     if not jobs: return
-    run, pool, loop = _pickled(spec, agent, user, seed, opts, run_id), self.pool(), asyncio.get_running_loop()
+    run, pool, loop = _pickled(spec, agent, user, seed, opts, run_id, finish), self.pool(), asyncio.get_running_loop()
     digest, stream = hashlib.sha256(run).digest(), self._wanted.value
     chunks = shard(jobs, self.workers * self.options.chunks_per_worker)
-    futures = [loop.run_in_executor(pool, _play_chunk, digest, run, c, stream) for c in chunks]
+    playing = {loop.run_in_executor(pool, _play_chunk, digest, run, c, stream) for c in chunks}
     try:
-        for done in asyncio.as_completed(futures):
-            for row in await done: yield row
+        while playing:   # a chunk's rows are let go once sent on, not held to the end of the call
+            done, playing = await asyncio.wait(playing, return_when=asyncio.FIRST_COMPLETED)
+            for chunk in done:
+                for row in chunk.result(): yield row
     finally:
         with self._wanted.get_lock(): self._wanted.value += 1    # chunks of this stream still playing stop
-        for f in futures: f.cancel()
+        for f in playing: f.cancel()

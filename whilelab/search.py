@@ -156,6 +156,7 @@ class Search:
         self.flying = set()                     # owed pairs the situations picked so far this batch will deliver
 
         self.batch, self.quiet, self.stopped = 0, 0, None
+        self.graded_in_store = True             # every row this search stored went in graded: no rewrite at the end
         self.spend = Spend(options.rollout)     # a spend limit holds for the whole search, not per batch
 
     @property
@@ -402,14 +403,15 @@ def _situations(self: Search, alloc: dict) -> list:
 # %% ../nbs/03_search.ipynb #e49f2cc2
 @patch
 def _play(self: Search, sits: list) -> list:
-    "The rows of `sits`, played (or read back from the store on a resume) and graded."
-    from whilelab.grade import grade
-    ids = {s.id for s in sits}
-    rows = rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings, self.options.k_samples,
-                    self.options.seed, store=self.store, opts=self._left(), run_id=self.run_id,
-                    progress=self._bar(), executor=self.executor)
-    return grade([r for r in rows if r["situation_id"] in ids], self.spec, self.judge, agent=self.agent,
-                 opts=self.options.grade)
+    """The rows of `sits`, played (or read back from the store on a resume) and graded: each as it is stored when the
+    judge can, so the store holds them graded (`graded_in_store`)."""
+    from whilelab.grade import play_graded
+    play = lambda finish: rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings,
+                                   self.options.k_samples, self.options.seed, store=self.store, opts=self._left(),
+                                   run_id=self.run_id, progress=self._bar(), executor=self.executor, finish=finish)
+    rows, as_stored = play_graded(play, self.spec, self.judge, agent=self.agent, opts=self.options.grade)
+    self.graded_in_store = self.graded_in_store and as_stored
+    return rows
 
 # %% ../nbs/03_search.ipynb #561049fd
 @patch

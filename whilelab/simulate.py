@@ -144,21 +144,28 @@ def _run_id(spec: AgentSpec, axes: Axes, opts: SimOptions, agent, user, world) -
 
 # %% ../nbs/13_simulate.ipynb #6b0b5d47
 def _search(spec, agent, user, axes, plan, opts, store, run_id, **kw) -> tuple:
-    "(rows, situations, history, why it stopped, undeliverable cells) of the five-arm search."
+    """(rows, situations, history, why it stopped, undeliverable cells, whether the store holds every row graded) of
+    the five-arm search."""
     from whilelab.search import Search
     s = Search(spec, agent, user, axes, plan, opts, store=store, run_id=run_id, **kw)
     s.run()
-    return sorted(s.rows, key=row_key), s.situations, s.history_dataset(), s.stopped, s.why_undeliverable()
+    return (sorted(s.rows, key=row_key), s.situations, s.history_dataset(), s.stopped, s.why_undeliverable(),
+            s.graded_in_store)
 
 # %% ../nbs/13_simulate.ipynb #5ae88946
 def _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress, executor, world) -> tuple:
-    "The same for the plan played once, then graded."
-    from whilelab.grade import grade
+    "The same for the plan played once, each row graded as it is stored when the judge can."
+    from whilelab.grade import play_graded
     situations = [situation_from_cell(c, spec, seed=opts.seed, world=world, options=opts.world)
                   for c in plan_cells(plan)]
-    rows = rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples,
-                    seed=opts.seed, store=store, opts=opts.rollout, run_id=run_id, progress=progress, executor=executor)
-    return grade(rows, spec, judge, agent=agent, opts=opts.grade), situations, None, rows.stopped or "plan played", []
+    played = []
+    def play(finish):
+        played.append(rollouts(situations, spec, agent, user, n_phrasings=opts.n_phrasings, k_samples=opts.k_samples,
+                               seed=opts.seed, store=store, opts=opts.rollout, run_id=run_id, progress=progress,
+                               executor=executor, finish=finish))
+        return played[-1]
+    rows, in_store = play_graded(play, spec, judge, agent=agent, opts=opts.grade)
+    return rows, situations, None, played[-1].stopped or "plan played", [], in_store
 
 # %% ../nbs/13_simulate.ipynb #cfde38d4
 def _checked_options(options, world, executor) -> SimOptions:
@@ -211,24 +218,26 @@ def simulate(agent=None,                      # the agent under test (default: t
     plan = covering_array(axes, strength=opts.strength, seed=opts.seed)
     run_id = _run_id(spec, axes, opts, agent, user, world)
     *played, order = _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world)
-    rows, situations, history, stopped, undeliverable = played
+    rows, situations, history, stopped, undeliverable, graded_in_store = played
     cov = coverage([delivered_cell(r) for r in rows], plan)   # pairs the plan proved impossible are not owed
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
                      getattr(world, "name", type(world).__name__) if world is not None else "sandbox")
-    if out is not None: save(sim, out, order)
+    if out is not None: save(sim, out, order, graded_in_store)
     return sim
 
 # %% ../nbs/13_simulate.ipynb #187de7b0
 def save(sim: Simulation,     # what `simulate` returned
          out,                 # the run folder
-         order: list | None = None   # the stored rows' keys in file order, when the caller's store kept them
+         order: list | None = None,  # the stored rows' keys in file order, when the caller's store kept them
+         graded_in_store: bool = False  # the store holds these rows graded (each graded as stored): nothing to rewrite
         ) -> Path:
     "Write the graded rows, plan.nc, coverage.nc, coverage.png and summary.json into `out`."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     rows_path = out / "rows.jsonl"
     if not rows_path.exists():
         rows_path.write_text("".join(canonical_json(r) + "\n" for r in sim.rows), encoding="utf-8")
-    elif any(r.get("reward") is not None for r in sim.rows): _write_graded(rows_path, sim.rows, order)
+    elif not graded_in_store and any(r.get("reward") is not None for r in sim.rows):
+        _write_graded(rows_path, sim.rows, order)
     import matplotlib.pyplot as plt     # not matplotlib.use("Agg"): that would stop a notebook's figures showing
     # the figure before the netCDF files, so the render's peak memory and theirs do not stack
     fig = plot_coverage(sim.coverage, f"{sim.spec.name}: delivered", save=out / "coverage.png"); plt.close(fig)
