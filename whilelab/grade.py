@@ -484,6 +484,11 @@ def _graded(row, verdicts, floors, label, hard) -> dict:
     if label.label is None: return {**out, "reward": None, "ungraded": f"judge failed: {label.error}"}
     return {**out, "reward": float(label.label == "pass")}
 
+# %% ../nbs/06_grade.ipynb #2ddd1163
+def _labels_from_verdicts(judge, spec: AgentSpec, opts: GradeOptions) -> bool:
+    "Whether `judge`'s labels follow from the conduct verdicts `grade` checks (a `RuleJudge` on the same agent)."
+    return getattr(judge, "checks_like", lambda *_: False)(spec, opts)
+
 # %% ../nbs/06_grade.ipynb #caae2846
 class RowGrader:
     """`grade` one row at a time, for a judge whose labels come from the conduct verdicts (`RuleJudge`): a row graded
@@ -494,7 +499,7 @@ class RowGrader:
                  opts: GradeOptions | None = None):    # hard rules, thresholds
         self.opts = opts or GradeOptions()
         self.ctx, self.judge, self.family = RuleCtx(spec, self.opts), judge or RuleJudge(spec, opts=self.opts), family
-        if not getattr(self.judge, "checks_like", lambda *_: False)(spec, self.opts):
+        if not _labels_from_verdicts(self.judge, spec, self.opts):
             name = getattr(self.judge, "name", self.judge)
             raise ValueError(f"the judge {name!r} reads each row, so it cannot grade from the conduct verdicts alone. "
                              "Fix: grade(rows, spec, judge) grades with it")
@@ -522,7 +527,7 @@ def row_grader(spec: AgentSpec,                 # the agent's tools and policy
     "A `RowGrader` when `judge` labels rows from their conduct verdicts; None when it must read each row (an LLM)."
     opts = opts or GradeOptions()
     judge = as_judge(judge) if judge is not None else RuleJudge(spec, opts=opts)
-    if not getattr(judge, "checks_like", lambda *_: False)(spec, opts): return None
+    if not _labels_from_verdicts(judge, spec, opts): return None
     return RowGrader(spec, judge, getattr(agent, "family", None) or None, opts)
 
 # %% ../nbs/06_grade.ipynb #4bbcbe73
@@ -543,7 +548,7 @@ def grade(rows,                               # rollouts to grade
     fams = agent_families(agent, rows)
     check_judge_family(judge, fams, opts)
     fam = fams[0] if len(fams) == 1 else "mixed"
-    if getattr(judge, "checks_like", lambda *_: False)(spec, opts):   # its rules again would give the same labels
+    if _labels_from_verdicts(judge, spec, opts):      # its rules again would give the same labels
         return Graded.of(map(RowGrader(spec, judge, fam, opts), rows))
     ctx = RuleCtx(spec, opts)
     verdicts = [check_conduct(r, ctx) for r in rows]
