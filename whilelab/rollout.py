@@ -627,13 +627,16 @@ class Spend:
         return f"{self} spent{guess}"
 
 # %% ../nbs/05_rollout.ipynb #0c75ff33
-def _check_counts(n_phrasings, k_samples, opts: RolloutOptions, keep: bool, store):
-    "Refuse counts that are not positive integers, and `keep=False` with no store to stream to."
+def _checked_request(n_phrasings, k_samples, opts: RolloutOptions, keep: bool, store, finish):
+    "Refuse counts that are not positive integers, `keep=False` with no store to stream to, and a `finish` not callable."
     for name, v in (("n_phrasings", n_phrasings), ("k_samples", k_samples), ("concurrency", opts.concurrency)):
         if not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}. Fix: e.g. {name}=1")
     if not keep and store is None:
         raise ValueError("keep=False needs a store to stream the rows to. Fix: pass store='rows.jsonl'")
+    if finish is not None and not callable(finish):
+        raise TypeError(f"finish must be a function of a row, got a {type(finish).__name__}. "
+                        "Fix: e.g. finish=whilelab.grade.RowGrader(spec)")
 
 # %% ../nbs/05_rollout.ipynb #493cc666
 def _progress_bar(progress, total: int, executor) -> tuple:
@@ -686,7 +689,7 @@ async def arun(situations,                    # what to play (`situation_from_ce
               ) -> list[dict] | StoredRows:
     "Play `situations` x `n_phrasings` x `k_samples`; rows stream to `store` and come back sorted by key."
     opts = opts or RolloutOptions()
-    _check_counts(n_phrasings, k_samples, opts, keep, store)
+    _checked_request(n_phrasings, k_samples, opts, keep, store, finish)
     agent, user, executor = as_agent(agent), as_user(user), executor or LocalExecutor()
     own = not isinstance(store, RowStore)
     st = store if not own else (RowStore(store, run_id, opts) if store is not None else None)
