@@ -47,6 +47,14 @@ def rewards(self: Simulation) -> xr.Dataset | None:
     "Reward tensor (situation, phrasing, sample) with axis values as coordinates; `None` until rows are graded."
     return reward_tensor(self.rows, self.situations, self.options) if any(r.get("reward") is not None for r in self.rows) else None
 
+# %% ../nbs/13_simulate.ipynb #29e3b761
+def _end_states(rows: list) -> dict:
+    """The share of rows that ended in the reference state, over the rows whose world shows its state (None if none
+    does: unknown is never counted as reached), and how many rows could not be checked."""
+    known = [r for r in rows if r["reference_hash"] is not None and r["state_hash_after"] is not None]
+    reached = round(float(np.mean([r["state_hash_after"] == r["reference_hash"] for r in known])), 4) if known else None
+    return {"reached_reference": reached, "end_state_unknown": len(rows) - len(known)}
+
 # %% ../nbs/13_simulate.ipynb #00197e62
 @patch
 def summary(self: Simulation) -> dict:
@@ -56,8 +64,7 @@ def summary(self: Simulation) -> dict:
             "rollouts": len(rows), "errors": sum(r["error"] is not None for r in rows),
             "signatures": len({r["signature"] for r in rows}), "faults_fired": sum(len(r["faults"]) for r in rows),
             "flawed": sum(r.get("flaw") is not None for r in rows),
-            "reached_reference": round(float(np.mean([r["state_hash_after"] == r["reference_hash"] for r in rows])),
-                                       4) if rows else None,
+            **_end_states(rows),
             "delivered_pairs": f"{self.coverage.attrs['pairs_covered']}/{self.coverage.attrs['pairs_planned']}",
             "delivered_fraction": round(float(self.coverage.attrs["fraction"]), 4),
             "batches": int(self.history.sizes["batch"]) if self.history is not None else None,
