@@ -127,6 +127,9 @@ class _WorldFaults:
                                  lo=0.0)
     end_grace_s: float = _d(5.0, "how long a hung call's thread or a closing server's processes get to end before "
                                  "they are ended by force (the MCP SDK gives a server 2 s, then 2 s more)", lo=0.0)
+    warn_ok_below: float = _d(0.2, "a world you bring that answers fewer of its calls ok than this is probably broken "
+                                   "(a wrong state, a failing import): the run says so instead of looking green",
+                              lo=0.0, hi=1.0)
 
 # %% ../nbs/04_defaults.ipynb #82f0c576
 @named

@@ -218,6 +218,17 @@ def call_within(fn,                     # the function to call
     if kind == "error": raise value
     return value
 
+# %% ../nbs/16_worlds.ipynb #1463531e
+def _effect_of(tool: Tool, effects: dict, functions: dict) -> str:
+    "The effect `effects` gives `tool` (checked), else the one guessed from its words."
+    unknown = sorted(set(effects) - set(functions))
+    if unknown:
+        raise ValueError(f"effects names {unknown}, not functions of this world. Fix: use some of {sorted(functions)}")
+    bad = {n: e for n, e in effects.items() if e not in ("read", "write")}
+    if bad:
+        raise ValueError(f"effects must be 'read' or 'write', got {bad}. Fix: e.g. effects={{'renew_loan': 'write'}}")
+    return effects.get(tool.name, tool.effect)
+
 # %% ../nbs/16_worlds.ipynb #7f3be9b3
 class FunctionWorld:
     "Your tools' implementations over your own state: their answers, your state's hash."
@@ -227,8 +238,10 @@ class FunctionWorld:
                  tables: dict | None = None, # entity -> key of a table of records by id in `state` (default: found)
                  facts: dict | None = None,  # parameter -> values a person may give for it, that no schema can guess
                  name: str = "functions",    # what a row's calls say answered them
-                 options: WorldOptions | None = None):  # `server_timeout_s`: how long one call may take
+                 options: WorldOptions | None = None,   # `server_timeout_s`: how long one call may take
+                 effects: dict | None = None):          # tool -> 'read' or 'write', where the guess from its words is wrong
         self.functions, self.tools = {f.__name__: f for f in functions}, [tool_of(f) for f in functions]
+        for t in self.tools: t.effect = _effect_of(t, effects or {}, self.functions)
         self.state, self.name, self.facts = _as_state(state), name, dict(facts or {})
         self.options = options or WorldOptions()
         found = sqlite_tables(self.state) if self.is_sqlite else tables_in(self.state)
@@ -264,6 +277,18 @@ def tables(self: FunctionWorld) -> dict:
 def state_hash(self: FunctionWorld) -> str:
     "A hash of the whole state (of an SQLite database: a canonical dump of every table)."
     return stable_hash(sqlite_dump(self.state) if self.is_sqlite else self.state, n=16)
+
+# %% ../nbs/16_worlds.ipynb #38aebe8a
+def _code_of(fn) -> str:
+    "A function's source (else its bytecode): what changes when you fix it."
+    try: return inspect.getsource(fn)
+    except (OSError, TypeError): return getattr(getattr(fn, "__code__", None), "co_code", b"").hex()
+
+# %% ../nbs/16_worlds.ipynb #e414bb4e
+@patch
+def fingerprint(self: FunctionWorld) -> str:
+    "What a resumed run must match: the state and the functions' code (a fix to either starts a new run)."
+    return stable_hash(self.state_hash(), {n: _code_of(f) for n, f in sorted(self.functions.items())})
 
 # %% ../nbs/16_worlds.ipynb #962ba4dd
 @patch
@@ -605,6 +630,13 @@ def state_hash(self: MCPWorld) -> str | None:
     "With writes, the hash of this copy's files; else the sandbox's (reads change nothing)."
     if self.writes: return (self.own[0] if self.own else self.pristine).hash()
     return None if self.fallback is None else self.fallback.state_hash()
+
+# %% ../nbs/16_worlds.ipynb #79e25638
+@patch
+def fingerprint(self: MCPWorld) -> str:
+    "What a resumed run must match: the server's command, its tools, what it may write, and the files it serves."
+    return stable_hash(self.command, self.args, self.tools, self.writes,
+                       self.pristine.hash() if self.pristine else None)
 
 # %% ../nbs/16_worlds.ipynb #c2eb954e
 @patch
