@@ -204,3 +204,36 @@ def test_the_cli_passes_facts_to_a_server(repo, tmp_path):
     bad = subprocess.run(["whilelab", "run", "--tools", "t.json", "--fact", "repo_path", "--policy", "policy.md"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "is not NAME=VALUE" in bad.stderr
+
+
+MEMBERS_SERVER = textwrap.dedent('''
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+    server = MCPServer("club", log_level="CRITICAL")
+    members = {"K-0031": {"member_id": "K-0031", "name": "Tove Aalto", "plan": "weekday"},
+               "K-0047": {"member_id": "K-0047", "name": "Ruben Sosa", "plan": "full"}}
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def list_members() -> dict:
+        """Every member of the climbing club."""
+        return {"members": list(members.values())}
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def get_member(member_id: str) -> dict:
+        """A member's plan. member_id: the member's id, such as 'K-0031'"""
+        if member_id not in members: raise KeyError(f"no member {member_id}")
+        return members[member_id]
+
+    server.run()
+''')
+
+
+def test_the_person_knows_the_records_a_servers_list_tools_show(tmp_path):
+    "No tables given: the records come from the server's own read tools, so the ids a person gives are real ones."
+    (tmp_path / "club.py").write_text(MEMBERS_SERVER)
+    with MCPWorld(sys.executable, [str(tmp_path / "club.py")]) as club:
+        assert set(club.tables()["member"]) == {"K-0031", "K-0047"}
+        sim = simulate(None, None, "Tell members about their plan.", ONCE, world=club, progress=False)
+    asked = [c for r in sim.rows if r["cell"]["world"] == "exists" and r["cell"]["condition"] == "ok"
+             for c in r["calls"] if c["tool"] == "get_member" and c.get("by") == "mcp:club"]
+    assert asked and sum(c["status"] == "ok" for c in asked) >= 0.9 * len(asked)

@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Annotated
 from pydantic import Field
 from fastcore.basics import patch
-from .core import Tool, canonical_json, stable_hash, redact
+from .core import Tool, canonical_json, stable_hash, redact, run_sync
 
 from .defaults import WorldOptions
 from .world import _singular, _result
 
 # %% auto #0
 __all__ = ['STATE_PARAMS', 'tool_of', 'tables_in', 'sqlite_copy', 'sqlite_dump', 'sqlite_tables', 'sqlite_records', 'call_within',
-           'FunctionWorld', 'result_of', 'roots_in', 'swap_paths', 'tree_hash', 'MCPWorld', 'serve_mcp',
+           'FunctionWorld', 'result_of', 'records_in', 'roots_in', 'swap_paths', 'tree_hash', 'MCPWorld', 'serve_mcp',
            'find_user_id_by_email', 'get_user_details', 'get_order_details', 'cancel_pending_order', 'example_shop']
 
 # %% ../nbs/16_worlds.ipynb #e63bd200
@@ -484,6 +484,25 @@ def result_of(r,       # an MCP `CallToolResult`
         except ValueError: payload = text
     return _answer("error" if failed else "ok", {"error": text} if failed else payload, by)
 
+# %% ../nbs/16_worlds.ipynb #4d0f9abe
+def records_in(value,                # a tool's answer (any JSON-like value)
+               hint: str | None = None  # the entity a list tool is named after (`list_members` -> `member`)
+              ) -> dict:
+    """entity -> {id: record} for each record in `value`: a dict holding its own id as `<entity>_id` (the `hint`'s
+    first), or as `id` under a `hint`."""
+    out = {}
+    def walk(v, hint):
+        if isinstance(v, list):
+            for x in v: walk(x, hint)
+        if not isinstance(v, dict): return
+        keys = [k for k in v if isinstance(k, str) and k.endswith("_id") and isinstance(v[k], (str, int))]
+        own = f"{hint}_id" if f"{hint}_id" in keys else keys[0] if keys else "id" if hint and "id" in v else None
+        if own is not None and not isinstance(v[own], bool):
+            out.setdefault(own[:-3] if own != "id" else hint, {})[v[own]] = v
+        for x in v.values(): walk(x, hint)
+    walk(value, hint)
+    return out
+
 # %% ../nbs/16_worlds.ipynb #f103cea8
 def roots_in(args  # a server command's arguments
             ) -> list[Path]:
@@ -567,16 +586,31 @@ class MCPWorld:
                  name: str | None = None,      # what a row's calls say answered them (default: `mcp:<server>`)
                  options: WorldOptions | None = None):   # `server_timeout_s`: how long a call may take
         self.options, self.command, self.writes = options or WorldOptions(), command, writes
+        self.name = name or "mcp:" + _server_name(command, args)
         self.args, self.env = self._copied_roots(list(map(str, args)), roots, setup), _server_env(env, self.options)
         self.server = self._start(self.pristine)
         self.tools = swap_paths(self.server.listed, self.pristine.back()) if self.pristine else self.server.listed
-        if writes: self.server.close()        # it only listed the tools: each rollout starts its own
         self.read_only = {t["name"] for t in self.tools if (t.get("annotations") or {}).get("readOnlyHint")}
-        self._tables, self.fallback, self.facts, self.own = tables, None, dict(facts or {}), None
-        self.name = name or "mcp:" + _server_name(command, args)
+        self._tables = self._listed_records() if tables is None else tables
+        if writes: self.server.close()        # it only listed the tools and records: each rollout starts its own
+        self.fallback, self.facts, self.own = None, dict(facts or {}), None
     def tables(self) -> dict | None: return self._tables
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
+
+# %% ../nbs/16_worlds.ipynb #0b0e38cd
+@patch
+def _listed_records(self: MCPWorld) -> dict | None:
+    "The records the server's read-only tools that take no argument list (its members, its books): what a person knows."
+    found = {}
+    for t in self.tools:
+        if t["name"] not in self.read_only or (t.get("inputSchema") or {}).get("required"): continue
+        hint = _singular(t["name"].split("_")[-1]) if "_" in t["name"] else None
+        try: said = result_of(run_sync(self.server.call(t["name"], {})), self.name)
+        except Exception: continue          # a tool that cannot answer bare is no source of records
+        if said["status"] == "ok":
+            for e, recs in records_in(swap_paths(said["payload"], self._shared_back()), hint).items(): found.setdefault(e, {}).update(recs)
+    return found or None
 
 # %% ../nbs/16_worlds.ipynb #c6c0a3fe
 _SETUP_ROOT = "/whilelab-root"   # what rows call a root `setup` made: the same in every run, wherever the copy is
@@ -673,6 +707,9 @@ def _own_server(self: MCPWorld) -> tuple:
 # %% ../nbs/16_worlds.ipynb #c57c4be4
 @patch
 def _shared_paths(self: MCPWorld) -> dict: return self.pristine.paths if self.pristine else {}
+
+@patch
+def _shared_back(self: MCPWorld) -> dict: return self.pristine.back() if self.pristine else {}
 
 # %% ../nbs/16_worlds.ipynb #3da9651d
 @patch
