@@ -139,6 +139,8 @@ class AxesOptions:
     max_rules: int = _d(48, "a pairwise plan grows with its two largest axes: 48 rules x 8 conditions is about 400 "
                             "cells, a few minutes offline; a longer policy is sampled evenly over its sections, "
                             "with a warning", lo=1)
+    warn_words: int = _d(8, "words of a clause a warning quotes when the clause is left off the rule axis: enough to "
+                            "find it in the policy", lo=1)
 
 # %% ../nbs/04_defaults.ipynb #7580228f
 @named
