@@ -102,3 +102,80 @@ def test_axes_that_ask_for_a_fault_the_world_leaves_out_are_refused_before_the_r
     with pytest.raises(ValueError, match="WorldOptions.faults"):
         simulate(None, w.tools, CLINIC_POLICY, opts, world=w, axes=default_axes(w.tools, CLINIC_POLICY),
                  progress=False)
+
+
+# --- 4. id spaces grow
+from hypothesis import given, settings, strategies as st, HealthCheck, example
+from whilelab.core import rng_for
+from whilelab.world import Sandbox
+
+SETTINGS = settings(max_examples=int(os.environ.get("WHILELAB_EXAMPLES", 150)), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow], derandomize="WHILELAB_EXAMPLES" not in os.environ)
+STATES = ("exists", "missing", "ambiguous", "ineligible")
+
+
+def permit_tools(example_id: str, id_type: str = "string") -> list:
+    "A permits office whose permit ids are shown by `example_id` in the tools' descriptions."
+    pid = {"type": id_type, "description": f"the permit's id, such as '{example_id}'"}
+    return [{"name": "find_applicant", "description": "Find an applicant's id by their email.",
+             "input_schema": {"type": "object", "properties": {"email": {"type": "string"}}, "required": ["email"]}},
+            {"name": "get_applicant", "description": "An applicant and their permits.",
+             "input_schema": {"type": "object", "properties": {"applicant_id": {"type": "string"}},
+                              "required": ["applicant_id"]}},
+            {"name": "get_permit", "description": "A permit's status.",
+             "input_schema": {"type": "object", "properties": {"permit_id": pid}, "required": ["permit_id"]}},
+            {"name": "revoke_permit", "description": "Revoke an issued permit.",
+             "input_schema": {"type": "object", "properties": {"permit_id": pid}, "required": ["permit_id"]}}]
+
+
+class _Hung(Exception): pass
+
+
+def _within(seconds: int, fn, *args):
+    "fn(*args), or a failure (not a hang) if it runs longer than `seconds`."
+    import signal
+    def stop(*_): raise _Hung(f"{fn.__name__} ran over {seconds} s")
+    old = signal.signal(signal.SIGALRM, stop); signal.alarm(seconds)
+    try: return fn(*args)
+    finally: signal.alarm(0); signal.signal(signal.SIGALRM, old)
+
+
+def _prepared_ids_hold(example_id, id_type, per_entity, own_ids):
+    opts = WorldOptions(records_per_entity=per_entity)
+    tables = {"permit": {i: {"status": "issued"} for i in own_ids}} if own_ids else None
+    box = _within(10, Sandbox, permit_tools(example_id, id_type), 3, opts, (), None, tables)
+    for state in STATES:
+        for tool in ("get_permit", "revoke_permit"):
+            b = box.fork()
+            know = _within(10, b.prepare, state, tool, rng_for(0, state, tool))   # it ends, in bounded time
+            pid, held = know["permit_id"], {str(i) for i in b.records["permit"]}
+            if state == "missing":
+                assert str(pid) not in held and str(pid) != example_id, (state, pid)
+            else:
+                assert str(pid) in held, (state, pid)
+
+
+ID_EXAMPLES = st.one_of(st.sampled_from(["D1", "A", "X-1", "0", "#W0", "9", "P-0000000000000000000042"]),
+                        st.from_regex(r"[A-Z#-]{0,3}[0-9]{0,30}", fullmatch=True))
+
+
+@SETTINGS
+@given(example_id=ID_EXAMPLES, id_type=st.sampled_from(["string", "integer"]), per_entity=st.integers(2, 40),
+       fill=st.booleans())
+@example(example_id="D1", id_type="string", per_entity=8, fill=True)      # the report: 'D1' hung prepare('missing')
+@example(example_id="0", id_type="integer", per_entity=40, fill=False)
+def test_prepare_returns_for_any_id_shape(example_id, id_type, per_entity, fill):
+    # fill: the world's own records take every id of the example's shape (D1..D9 for 'D1')
+    import re
+    m = re.fullmatch(r"([^0-9]*)([0-9]+)", example_id)
+    own = []
+    if fill and m and len(m.group(2)) <= 2:
+        nd = len(m.group(2))
+        own = [(int if id_type == "integer" else str)(f"{'' if id_type == 'integer' else m.group(1)}{n}")
+               for n in range(10 ** (nd - 1), 10 ** nd)]
+    _prepared_ids_hold(example_id, id_type, per_entity, own)
+
+
+@pytest.mark.parametrize("example_id", ["D1", "A", "X-1", "0", "#W0", "P-" + "0" * 40])
+def test_prepare_returns_for_these_id_examples(example_id):
+    _prepared_ids_hold(example_id, "string", 8, [f"D{n}" for n in range(1, 10)] if example_id == "D1" else [])

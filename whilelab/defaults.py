@@ -57,6 +57,10 @@ class _WorldRecords:
                                     "hashing the state costs microseconds", lo=2)
     id_digits: int = _d(4, "ids like #W1042: readable, and 10,000 possibilities make a guessed id almost never real",
                         lo=1)
+    id_room: int = _d(10, "an id space holds at least ten times the ids a world draws (an example such as 'D1' "
+                          "gets more digits): a drawn id is taken less than one time in ten", lo=1)
+    id_draws: int = _d(64, "ids drawn before a crowded space is searched for a free one instead: at one in ten taken, "
+                           "64 draws all taken never happens in practice, and the search always ends", lo=1)
     owner_words: tuple = _d(("user", "customer", "account", "member", "client", "passenger"),
                             "entities a person proves who they are with; the other records belong to one of them")
     statuses: tuple = _d(("pending", "processed", "delivered", "cancelled"),

@@ -9,7 +9,7 @@ import numpy as np
 from fastcore.basics import patch
 from .core import rng_for, content_words, BOILERPLATE
 from .defaults import RolloutOptions
-from .world import _id_entity, _id_format
+from .world import _id_entity
 from .rollout import assistant_msg, user_msg, person_leaves, Ctx
 
 # %% auto #0
@@ -132,7 +132,7 @@ def ids_in(text: str,    # what the person said
           ) -> list:
     """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, or whole
     numbers."""
-    prefix, nd = _id_format(schema.id_examples.get(entity, []), entity, schema.o.id_digits)
+    prefix, nd = schema.id_format(entity)
     if entity in schema.int_ids: return [int(x) for x in _ids_pattern("", nd, True).findall(text)]
     return _ids_pattern(prefix, nd, False).findall(text)
 

@@ -135,19 +135,57 @@ def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
     return o.words[int(rng.integers(len(o.words)))]
 
 # %% ../nbs/04_world.ipynb #262f21db
-def _id_format(examples: list, entity: str, digits: int):
-    "(prefix, digits) for ids of `entity`: from an example such as '#W0000000', else the entity's initials."
+def _id_format(examples: list,  # example ids from the tools' descriptions
+               entity: str,     # whose ids
+               digits: int,     # digits when no example says (`WorldOptions.id_digits`)
+               room: int = 0    # ids the space must hold: its digits grow until it does
+              ) -> tuple:
+    """(prefix, digits) for ids of `entity`: from an example such as '#W0000000', else the entity's initial; as many
+    digits as `room` needs ('D1' leaves room for nine ids only)."""
+    prefix, nd = entity[:1].upper(), digits
     for ex in examples:
         m = re.fullmatch(r"([^0-9]*)([0-9]+)", str(ex).strip())
-        if m: return m.group(1), min(len(m.group(2)), digits + 3)
-    return entity[:1].upper(), digits
+        if m: prefix, nd = m.group(1), min(len(m.group(2)), digits + 3); break
+    while 9 * 10 ** (nd - 1) < room: nd += 1    # nd digits, no leading zero: 9 * 10**(nd-1) ids
+    return prefix, nd
+
+# %% ../nbs/04_world.ipynb #2305d1ce
+@patch
+def id_format(self: Schema,
+              entity: str   # whose ids
+             ) -> tuple:
+    """(prefix, digits) of `entity`'s ids: its examples' shape, with room for `id_room` times the ids a world draws
+    (the same for every sandbox of these tools, so an id the person says is read back whole)."""
+    ex = self.id_examples.get(entity, [])
+    return _id_format(ex, entity, self.o.id_digits, self.o.id_room * (self.o.records_per_entity + len(set(ex)) + 1))
 
 # %% ../nbs/04_world.ipynb #7955f4c5
 def _new_id(entity: str, rng, schema, o: WorldOptions):
-    "A fresh id for `entity`: an integer where the schemas say so (`user_id: integer`), else prefix and digits."
-    prefix, nd = _id_format(schema.id_examples.get(entity, []), entity, o.id_digits)
-    n = int(rng.integers(10 ** (nd - 1), 10 ** nd))
+    "A drawn id for `entity`: an integer where the schemas say so (`user_id: integer`), else prefix and digits."
+    prefix, nd = schema.id_format(entity)
+    return _shaped(entity, schema, prefix, int(rng.integers(10 ** (nd - 1), 10 ** nd)))
+
+# %% ../nbs/04_world.ipynb #d991e531
+def _shaped(entity: str, schema, prefix: str, n: int):
+    "Number `n` as an id of `entity`: itself where the schemas type the id as an integer, else text with `prefix`."
     return n if entity in schema.int_ids else str(n) if entity in schema.digit_ids else f"{prefix}{n}"
+
+# %% ../nbs/04_world.ipynb #05b5e050
+def _fresh_id(entity: str, rng, schema, o: WorldOptions, taken):
+    """An id of `entity` that is none of `taken`: drawn from the seed; where draws keep hitting taken ids, the next free
+    one after a drawn start, in a space grown by a digit while it is full. Always returns."""
+    taken = {str(x) for x in taken}
+    for _ in range(o.id_draws):
+        x = _new_id(entity, rng, schema, o)
+        if str(x) not in taken: return x
+    prefix, nd = schema.id_format(entity)
+    while True:        # a free id lies within len(taken) + 1 steps of any start, or the space is full
+        lo, hi = 10 ** (nd - 1), 10 ** nd
+        start = int(rng.integers(lo, hi))
+        for k in range(min(hi - lo, len(taken) + 1)):
+            x = _shaped(entity, schema, prefix, lo + (start - lo + k) % (hi - lo))
+            if str(x) not in taken: return x
+        nd += 1
 
 # %% ../nbs/04_world.ipynb #d5484c67
 def _rid(records: dict, x):
@@ -265,8 +303,7 @@ def _build(self: Sandbox) -> dict:
         taken, recs[e] = set(sch.id_examples.get(e, [])), {}
         for i in range(o.records_per_entity):
             r = rng_for(self.seed, "record", e, i)
-            rid = _new_id(e, r, sch, o)
-            while rid in taken: rid = _new_id(e, r, sch, o)
+            rid = _fresh_id(e, r, sch, o, taken)
             taken.add(rid)
             person = people[i]
             rec = {f"{e}_id": rid}
@@ -727,11 +764,8 @@ def prepare(self,
             rec["status"] = next(s for s in self.options.statuses if s != need)
         self.records[e] = {**self.records[e], rid: rec}
         know[f"{e}_id"] = rid
-        if world == "missing":
-            fake = rid
-            while fake in self.records[e] or fake in sch.id_examples.get(e, []):
-                fake = _new_id(e, rng, sch, self.options)
-            know[f"{e}_id"] = fake
+        if world == "missing":     # an id the world lacks: none of its records', nor an example in the schema
+            know[f"{e}_id"] = _fresh_id(e, rng, sch, self.options, set(self.records[e]) | set(sch.id_examples.get(e, [])))
     if world == "ambiguous" and owner and len(self.records[owner]) > 1:
         others = [i for i in sorted(self.records[owner]) if i != know[f"{owner}_id"]][: self.options.ambiguous_matches - 1]
         for i in others:
