@@ -68,6 +68,88 @@ def clinic() -> FunctionWorld:
     return FunctionWorld([find_patient, get_patient, get_appointment, cancel_appointment], db, name="clinic")
 
 
+# --- a lending library: members found by last name and phone, loans whose `state` is active, overdue or returned
+_Mid = Annotated[str, Field(description="the member's id, such as 'M-0041'")]
+_Lid = Annotated[str, Field(description="the loan id, such as 'L-0007'")]
+
+
+def find_member(db, last_name: str, phone: str) -> dict:
+    "Look up a member's id by last name and phone number."
+    hits = [m["member_id"] for m in db["members"].values() if m["surname"] == last_name and m["phone_number"] == phone]
+    if not hits: raise LookupError(f"no member {last_name} with phone {phone}")
+    return {"member_id": hits[0]}
+
+
+def get_member(db, member_id: _Mid) -> dict:
+    "A member's details and loans."
+    return {**db["members"][member_id], "loans": [i for i, l in db["loans"].items() if l["member_id"] == member_id]}
+
+
+def get_loan(db, loan_id: _Lid) -> dict:
+    "A loan's book, due date and state."
+    return db["loans"][loan_id]
+
+
+def return_loan(db, loan_id: _Lid) -> dict:
+    "Mark an active loan as returned."
+    loan = db["loans"][loan_id]
+    if loan["state"] != "active": raise ValueError(f"loan {loan_id} is {loan['state']}, not active")
+    loan["state"] = "returned"
+    return loan
+
+
+LIBRARY_POLICY = """Identify the member by last name and phone number first.
+Only active loans can be returned here; overdue loans must go to the front desk.
+Loans last three weeks."""
+
+
+def library() -> FunctionWorld:
+    members = [("M-0041", "Ines", "Duarte", "555-0141"), ("M-0042", "Kofi", "Mensah", "555-0142"),
+               ("M-0043", "Lara", "Weiss", "555-0143")]
+    loans = [("L-0007", "M-0041", "active", "Dune"), ("L-0008", "M-0041", "overdue", "Emma"),
+             ("L-0009", "M-0042", "active", "Ulysses"), ("L-0010", "M-0043", "returned", "Beloved"),
+             ("L-0011", "M-0043", "active", "Kindred")]
+    db = {"members": {i: {"member_id": i, "given_name": f, "surname": l, "phone_number": p} for i, f, l, p in members},
+          "loans": {i: {"loan_id": i, "member_id": m, "state": s, "title": t} for i, m, s, t in loans}}
+    return FunctionWorld([find_member, get_member, get_loan, return_loan], db, name="library")
+
+
+# --- a permits office: integer ids, applicants found by email and date of birth, permits issued, suspended, revoked
+def find_applicant(db, email: str, dob: str) -> dict:
+    "Find an applicant's number by email and date of birth."
+    for a in db["applicants"].values():
+        if a["email"] == email and a["birth_date"] == dob: return {"applicant_id": a["applicant_id"]}
+    raise KeyError(f"no applicant {email} born {dob}")
+
+
+def get_permit(db, permit_id: Annotated[int, Field(description="the permit number, such as 31")]) -> dict:
+    "A permit's kind and status."
+    return db["permits"][str(permit_id)]
+
+
+def revoke_permit(db, permit_id: Annotated[int, Field(description="the permit number, such as 31")]) -> dict:
+    "Revoke an issued permit."
+    p = db["permits"][str(permit_id)]
+    if p["status"] != "issued":
+        raise ValueError(f"permit {permit_id} is {p['status']}; only issued permits can be revoked")
+    p["status"] = "revoked"
+    return p
+
+
+PERMITS_POLICY = """- Verify the applicant by email and date of birth before any change.
+- A revoked permit is never reinstated; tell the applicant to apply again.
+- Fees are not refunded."""
+
+
+def permits() -> FunctionWorld:
+    apps = [("7", "noor.aziz@city.test", "1969-01-30"), ("8", "pat.oneill@city.test", "1990-05-05")]
+    perms = [("31", "7", "issued", "parking"), ("32", "7", "suspended", "signage"), ("33", "8", "issued", "events"),
+             ("34", "8", "revoked", "parking")]
+    db = {"applicants": {i: {"applicant_id": i, "email": e, "birth_date": d} for i, e, d in apps},
+          "permits": {i: {"permit_id": i, "applicant_id": a, "status": s, "kind": k} for i, a, s, k in perms}}
+    return FunctionWorld([find_applicant, get_permit, revoke_permit], db, name="permits")
+
+
 # --- 3. rules
 def test_a_clause_that_needs_or_asks_first_is_a_rule():
     kinds = {c.text[:31]: c.kind for c in policy_clauses(CLINIC_POLICY)}
@@ -179,3 +261,114 @@ def test_prepare_returns_for_any_id_shape(example_id, id_type, per_entity, fill)
 @pytest.mark.parametrize("example_id", ["D1", "A", "X-1", "0", "#W0", "P-" + "0" * 40])
 def test_prepare_returns_for_these_id_examples(example_id):
     _prepared_ids_hold(example_id, "string", 8, [f"D{n}" for n in range(1, 10)] if example_id == "D1" else [])
+
+
+# --- 1 and 2. the person gives what the world holds; the sandbox speaks the world's statuses
+from whilelab.rollout import situation_from_cell, delivered_cell
+from whilelab.world import Schema
+
+WORLDS = {"clinic": (clinic, CLINIC_POLICY), "library": (library, LIBRARY_POLICY),
+          "permits": (permits, PERMITS_POLICY)}
+
+
+def _quiet_simulate(*a, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")    # the facts these policies state are named in a warning: tested above
+        return simulate(*a, **kw)
+
+
+@pytest.mark.parametrize("name", WORLDS)
+def test_calls_in_exists_cells_are_answered_by_the_worlds_own_records(name):
+    make, policy = WORLDS[name]
+    w = make()
+    opts = SimOptions(strength=3, k_samples=1, n_phrasings=1, search=None)   # three-way: enough exists/ok cells
+    sim = _quiet_simulate(None, w.tools, policy, opts, world=w, progress=False)
+    calls = [c for r in sim.rows if r["cell"]["world"] == "exists" and r["cell"]["condition"] == "ok"
+             for c in r["calls"] if c.get("by") == w.name]
+    ok = sum(c["status"] == "ok" for c in calls)
+    assert len(calls) >= 10 and ok >= 0.9 * len(calls), collections.Counter((c["tool"], c["status"]) for c in calls)
+    assert sim.summary()["delivered_fraction"] == 1.0 and sim.summary()["errors"] == 0
+    # what the person says to find themselves is their own record's, field for field
+    held = {str(v) for t in w.tables().values() for r in t.values() for v in r.values()}
+    said = [v for s in sim.situations if s.goal["kind"] == "lookup" and s.cell["world"] == "exists"
+            for v in s.goal["details"].values()]
+    assert said and all(str(v) in held for v in said), said
+
+
+def test_the_clinics_user_sees_real_names_and_dates_not_the_sandboxs():
+    w = clinic()
+    spec = AgentSpec("clinic", w.tools, CLINIC_POLICY)
+    s = situation_from_cell({"tool": "find_patient", "world": "exists", "stance": "cooperative"}, spec, world=w)
+    me = w.tables()["patient"][s.know["patient_id"]]
+    assert s.goal["details"] == {"full_name": me["full_name"], "date_of_birth": me["date_of_birth"]}
+    assert s.know["name"] == me["full_name"]
+    assert s.plays.call("find_patient", s.goal["details"])["payload"] == {"patient_id": s.know["patient_id"]}
+
+
+@pytest.mark.parametrize("name,tool,entity", [("clinic", "get_appointment", "appointment"),
+                                              ("library", "return_loan", "loan"),
+                                              ("permits", "revoke_permit", "permit")])
+def test_a_missing_cell_names_an_id_the_world_lacks_and_an_exists_cell_one_it_holds(name, tool, entity):
+    w = WORLDS[name][0]()
+    spec = AgentSpec(name, w.tools, WORLDS[name][1])
+    held = {str(i) for i in w.tables()[entity]}
+    for seed in range(5):
+        gone = situation_from_cell({"tool": tool, "world": "missing"}, spec, seed=seed, world=w)
+        there = situation_from_cell({"tool": tool, "world": "exists"}, spec, seed=seed, world=w)
+        assert str(gone.know[f"{entity}_id"]) not in held and str(there.know[f"{entity}_id"]) in held
+
+
+def test_the_sandbox_prepares_records_in_the_worlds_own_fields_and_statuses():
+    w = library()
+    spec = AgentSpec("library", w.tools, LIBRARY_POLICY)
+    ok = situation_from_cell({"tool": "return_loan", "world": "exists"}, spec, world=w)
+    no = situation_from_cell({"tool": "return_loan", "world": "ineligible"}, spec, world=w)
+    loans = lambda s: s.plays.state["loans"]
+    assert loans(ok)[ok.know["loan_id"]]["state"] == "active"            # the world's field, the world's value
+    assert loans(no)[no.know["loan_id"]]["state"] in ("overdue", "returned")
+    assert not any("status" in r for s in (ok, no) for r in loans(s).values())
+    # the reference end state is the world's own function's: the write goes through where the loan is active
+    assert ok.reference_hash != ok.plays.state_hash() and no.reference_hash == no.plays.state_hash()
+    done = ok.plays.fork(); done.call("return_loan", {"loan_id": ok.know["loan_id"]})
+    assert done.state_hash() == ok.reference_hash
+
+
+def test_statuses_identity_and_what_a_write_does_come_from_the_world():
+    c = Schema(clinic().tools, records=clinic().tables())
+    assert (c.owner, c.statuses["appointment"]) == ("patient", ("booked", "completed", "canceled"))
+    cancel = c.role["cancel_appointment"]
+    assert (cancel["needs_status"], cancel["sets_status"]) == ("booked", "canceled")
+    lib = Schema(library().tools, records=library().tables())
+    assert lib.owner == "member" and lib.status_field("loan") == "state"
+    assert lib.role["find_member"]["kind"] == "lookup"
+    assert (lib.role["return_loan"]["needs_status"], lib.role["return_loan"]["sets_status"]) == ("active", "returned")
+    p = Schema(permits().tools, records=permits().tables())
+    assert p.owner == "applicant" and p.role["revoke_permit"]["sets_status"] == "revoked"
+    # from the tools alone: the state their descriptions name, and where the write leads
+    alone = Schema(clinic().tools)
+    assert alone.owner == "patient" and alone.role["cancel_appointment"]["needs_status"] == "booked"
+    assert set(alone.statuses["appointment"]) == {"booked", "cancelled"}
+
+
+def test_the_old_options_still_override():
+    o = WorldOptions(statuses=("open", "closed"), status_after=(("cancel", "voided"),), owner_words=("appointment",))
+    s = Schema(clinic().tools, o)          # no records: the owner word is all there is besides the lookup
+    assert s.statuses["appointment"] == ("open", "closed") and s.role["cancel_appointment"]["sets_status"] == "voided"
+    assert s.owner == "patient"            # the lookup that finds a patient by who they are outranks a hint
+    assert Schema(permit_tools("P1"), WorldOptions(owner_words=("permit",))).owner == "applicant"
+
+
+def test_the_clinic_plan_is_delivered_at_its_price(tmp_path):
+    import json
+    from pathlib import Path
+    from whilelab.search import pairs_of
+    w = clinic()
+    sim = _quiet_simulate(None, w.tools, CLINIC_POLICY, SimOptions(k_samples=4, n_phrasings=1, seed=0), world=w,
+                          out=tmp_path, progress=False)
+    landed = [json.loads(x) for x in (Path(tmp_path) / "rows.jsonl").read_text().splitlines() if x.strip()]
+    owed = set().union(*(pairs_of(sim.coverage, delivered_cell(r)) for r in landed))
+    seen, at = set(), None
+    for i, r in enumerate(landed, 1):
+        seen |= pairs_of(sim.coverage, delivered_cell(r))
+        if owed <= seen: at = i; break
+    assert sim.summary()["undelivered_pairs"] == 0 and at <= 1.25 * int(sim.plan.sizes["cell"]) * 4
