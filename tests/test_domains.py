@@ -150,6 +150,50 @@ def permits() -> FunctionWorld:
     return FunctionWorld([find_applicant, get_permit, revoke_permit], db, name="permits")
 
 
+# --- a vet practice kept as database rows: integer keys in an `id` column, no example ids, visits owned through pets
+def lookup_keeper(db, last_name: str, phone: str) -> dict:
+    "Look up a pet keeper by last name and phone."
+    for k in db["keepers"].values():
+        if k["last_name"] == last_name and k["phone"] == phone: return {"keeper_id": k["id"]}
+    raise LookupError(f"no keeper {last_name} at {phone}")
+
+
+def get_keeper(db, keeper_id: int) -> dict:
+    "A keeper's details and pets."
+    return {**db["keepers"][keeper_id], "pets": [p for p in db["pets"].values() if p["keeper_id"] == keeper_id]}
+
+
+def get_visit(db, visit_id: int) -> dict:
+    "A visit's day and status."
+    if visit_id not in db["visits"]: raise LookupError(f"visit {visit_id} does not exist")
+    return db["visits"][visit_id]
+
+
+def cancel_visit(db, visit_id: int) -> dict:
+    "Cancel a scheduled visit."
+    v = db["visits"].get(visit_id)
+    if v is None: raise LookupError(f"visit {visit_id} does not exist")
+    if v["status"] != "scheduled": raise ValueError(f"visit {visit_id} is {v['status']}, not scheduled")
+    v["status"] = "called_off"
+    return v
+
+
+VET_POLICY = """Look the keeper up by last name and phone before anything else.
+Only scheduled visits can be called off, and never on their day.
+The practice opens at eight."""
+
+
+def vet() -> FunctionWorld:
+    keepers = [(1, "Ana", "Silva", "555-0201"), (2, "Jon", "Berg", "555-0202")]
+    pets = [(1, 1, "Miso", "cat"), (2, 1, "Rex", "dog"), (3, 2, "Pip", "parrot")]
+    visits = [(1, 1, "scheduled", "2026-12-07"), (2, 2, "completed", "2026-11-02"), (3, 3, "scheduled", "2026-12-08"),
+              (4, 3, "called_off", "2026-10-12")]
+    db = {"keepers": {i: {"id": i, "first_name": f, "last_name": l, "phone": p} for i, f, l, p in keepers},
+          "pets": {i: {"id": i, "keeper_id": k, "name": n, "species": s} for i, k, n, s in pets},
+          "visits": {i: {"id": i, "pet_id": p, "status": s, "day": d} for i, p, s, d in visits}}
+    return FunctionWorld([lookup_keeper, get_keeper, get_visit, cancel_visit], db, name="vet")
+
+
 # --- 3. rules
 def test_a_clause_that_needs_or_asks_first_is_a_rule():
     kinds = {c.text[:31]: c.kind for c in policy_clauses(CLINIC_POLICY)}
@@ -268,7 +312,7 @@ from whilelab.rollout import situation_from_cell, delivered_cell
 from whilelab.world import Schema
 
 WORLDS = {"clinic": (clinic, CLINIC_POLICY), "library": (library, LIBRARY_POLICY),
-          "permits": (permits, PERMITS_POLICY)}
+          "permits": (permits, PERMITS_POLICY), "vet": (vet, VET_POLICY)}
 
 
 def _quiet_simulate(*a, **kw):
@@ -307,7 +351,8 @@ def test_the_clinics_user_sees_real_names_and_dates_not_the_sandboxs():
 
 @pytest.mark.parametrize("name,tool,entity", [("clinic", "get_appointment", "appointment"),
                                               ("library", "return_loan", "loan"),
-                                              ("permits", "revoke_permit", "permit")])
+                                              ("permits", "revoke_permit", "permit"),
+                                              ("vet", "cancel_visit", "visit")])
 def test_a_missing_cell_names_an_id_the_world_lacks_and_an_exists_cell_one_it_holds(name, tool, entity):
     w = WORLDS[name][0]()
     spec = AgentSpec(name, w.tools, WORLDS[name][1])

@@ -302,7 +302,8 @@ def _id_argument(self: ScriptedAgent, p: str, s: dict, ent: str, text: str, veri
     "(a question, or None; the id for `p`: the verified person's own, else the last one said, or the flaw's)."
     if ent == ctx.schema.owner and verified: val = verified
     else:
-        ids = [i for i in ids_in(text, ent, ctx.schema) if i != verified]
+        said = ids_in(text, ent, ctx.schema)
+        ids = [i for i in said if i != verified] or said   # the person's own id, unless tables number alike (visit 1)
         val = ids[-1] if ids else None
     if flaw == "invents_id":
         val = f"#W{int(rng_for(ctx.seed, 'invent', *ctx.key).integers(1000, 9999))}"; ctx.cache["flaw_used"] = True

@@ -215,7 +215,7 @@ def _verb_status(self: Schema, verb: str, sts) -> str | None:
     if verb in dict(self.o.status_after): return dict(self.o.status_after)[verb]
     stem = verb[:-1] if verb.endswith("e") else verb
     def named(s):    # cancelled, canceled, closed, "return requested"; not `settled` for set
-        w = (s.split() or [""])[0]
+        w = (re.split(r"[\s_-]+", s) or [""])[0]
         return w == verb or (len(stem) >= 3 and w.startswith(stem) and len(w) - len(stem) <= 3)
     return next((s for s in sts if named(s)), None) or dict(self.o.status_hints).get(verb)
 
@@ -452,7 +452,7 @@ class Sandbox:
         self.schema, self.seed = Schema(ts, o, records), seed
         self.records = self._build()
         for e, table in (records or {}).items():
-            if e in self.records: self.records[e] = {i: {f"{e}_id": i, **r} for i, r in table.items()}
+            if e in self.records: self.records[e] = {i: dict(r) for i, r in table.items()}   # as the world keeps them
         self.known = values_in(records) if records else frozenset()   # a real value is never refused as an echo
         self.log, self.events, self.calls = [], [], {}
         self.faults = [self._check_fault(f) for f in faults]
@@ -835,9 +835,8 @@ def _lookup(self: Sandbox, e: str, recs: dict, args: dict) -> dict:
     "The id of the `e` record whose fields match `args` (several ids, said so, when more than one does)."
     keys = {p: v for p, v in args.items() if p in self.schema.entities.get(e, {}) or p in ("email", "name")}
     want = {p: _norm(v) for p, v in keys.items()}
-    hits = [r for r in recs[e].values() if want and all(_norm(r.get(p)) == v for p, v in want.items())]
-    if not hits: return _result("not_found", {"error": f"no {e} matches {keys}"}, True)
-    ids = [h[f"{e}_id"] for h in hits]
+    ids = [i for i, r in recs[e].items() if want and all(_norm(r.get(p)) == v for p, v in want.items())]
+    if not ids: return _result("not_found", {"error": f"no {e} matches {keys}"}, True)
     return _result("ok", {f"{e}_id": ids[0]} if len(ids) == 1 else {f"{e}_ids": ids, "note": "several records match"})
 
 # %% ../nbs/04_world.ipynb #4ad65a76
@@ -930,7 +929,7 @@ def prepare(self,
         mine = sorted(i for i, r in self.records[e].items() if not owner or r.get(f"{owner}_id") == know[f"{owner}_id"])
         rid = mine[0] if mine else sorted(self.records[e])[0]
         rec = dict(self.records[e][rid])
-        if owner: rec[f"{owner}_id"] = know.get(f"{owner}_id")
+        if f"{owner}_id" in rec: rec[f"{owner}_id"] = know.get(f"{owner}_id")   # theirs, where records say whose
         sf, sts = sch.status_field(e), sch.statuses.get(e) or ()     # the world's own field and statuses
         need = role.get("needs_status") or (sts[0] if role.get("kind") == "write" and sts else None)
         if need and sf in rec: rec[sf] = need
@@ -945,8 +944,7 @@ def prepare(self,
         # who they say they are, in the world's own fields: a name, and a date of birth where it holds one
         same = {k: v for k, v in orec.items() if _is_name(k, self.options, owner) or _BIRTH & set(_words(k))}
         for i in others:
-            self.records[owner] = {**self.records[owner],
-                                   i: {**self.records[owner][i], **(same or {"name": know["name"]})}}
+            self.records[owner] = {**self.records[owner], i: {**self.records[owner][i], **same}}
     self._initial = {e: dict(r) for e, r in self.records.items()}
     self.hash_before = self.state_hash()
     return know
