@@ -48,6 +48,16 @@ def cancel_appointment(db, appointment_id: _Aid) -> dict:
     return a
 
 
+def reschedule_appointment(db, appointment_id: _Aid, new_start: str) -> dict:
+    "Move a booked appointment to a new start time (YYYY-MM-DDTHH:MM)."
+    import datetime
+    a = db["appointments"].get(appointment_id)
+    if a is None: raise KeyError(f"no appointment {appointment_id}")
+    if a["status"] != "booked": raise ValueError(f"appointment {appointment_id} is {a['status']}, not booked")
+    a["starts_at"] = datetime.datetime.fromisoformat(new_start).isoformat(timespec="minutes")   # refuses 'blue'
+    return a
+
+
 CLINIC_POLICY = """# Front desk
 - Verify the patient by full name and date of birth before you discuss any appointment.
 - Only booked appointments can be cancelled.
@@ -65,7 +75,8 @@ def clinic() -> FunctionWorld:
     db = {"patients": {i: {"patient_id": i, "full_name": n, "date_of_birth": d} for i, n, d in pats},
           "appointments": {i: {"appointment_id": i, "patient_id": p, "status": s, "starts_at": t}
                            for i, p, s, t in apps}}
-    return FunctionWorld([find_patient, get_patient, get_appointment, cancel_appointment], db, name="clinic")
+    tools = [find_patient, get_patient, get_appointment, cancel_appointment, reschedule_appointment]
+    return FunctionWorld(tools, db, name="clinic")
 
 
 # --- a lending library: members found by last name and phone, loans whose `state` is active, overdue or returned
@@ -220,6 +231,10 @@ def test_narrowed_faults_narrow_the_condition_axis_through_simulate():
     assert {f["fault"] for r in sim.rows for f in r["faults"]} == {"timeout"}
     spec = AgentSpec("clinic", w.tools, CLINIC_POLICY)
     assert agent_axes(spec, faults=("denied",))["condition"].levels == ["ok", "denied"]
+    # the search too: its arms and mutations stay on the axis, so no row asks for a fault the world leaves out
+    searched = simulate(None, w.tools, CLINIC_POLICY, SimOptions(k_samples=2, n_phrasings=1, world=opts.world),
+                        world=clinic(), progress=False)
+    assert {r["cell"]["condition"] for r in searched.rows} <= {"ok", "timeout"} and searched.summary()["errors"] == 0
 
 
 def test_axes_that_ask_for_a_fault_the_world_leaves_out_are_refused_before_the_run():
@@ -325,10 +340,11 @@ def _quiet_simulate(*a, **kw):
 def test_calls_in_exists_cells_are_answered_by_the_worlds_own_records(name):
     make, policy = WORLDS[name]
     w = make()
-    opts = SimOptions(strength=3, k_samples=1, n_phrasings=1, search=None)   # three-way: enough exists/ok cells
+    opts = SimOptions(strength=3, k_samples=2, n_phrasings=1, search=None)   # three-way: enough exists/ok cells
     sim = _quiet_simulate(None, w.tools, policy, opts, world=w, progress=False)
+    # the careful agent's calls: a flawed one invents ids on purpose, and that is not the world's doing
     calls = [c for r in sim.rows if r["cell"]["world"] == "exists" and r["cell"]["condition"] == "ok"
-             for c in r["calls"] if c.get("by") == w.name]
+             and r["flaw"] is None for c in r["calls"] if c.get("by") == w.name]
     ok = sum(c["status"] == "ok" for c in calls)
     assert len(calls) >= 10 and ok >= 0.9 * len(calls), collections.Counter((c["tool"], c["status"]) for c in calls)
     assert sim.summary()["delivered_fraction"] == 1.0 and sim.summary()["errors"] == 0
@@ -417,3 +433,30 @@ def test_the_clinic_plan_is_delivered_at_its_price(tmp_path):
         seen |= pairs_of(sim.coverage, delivered_cell(r))
         if owed <= seen: at = i; break
     assert sim.summary()["undelivered_pairs"] == 0 and at <= 1.25 * int(sim.plan.sizes["cell"]) * 4
+
+
+def test_statuses_from_a_status_enum_and_a_verb():
+    def tool(name, desc, **props):
+        return {"name": name, "description": desc, "input_schema": {"type": "object", "required": list(props),
+                "properties": props}}
+    tid = {"type": "string", "description": "the ticket id, such as 'T-100'"}
+    tools = [tool("get_ticket", "A ticket.", ticket_id=tid),
+             tool("set_ticket_status", "Move a ticket.", ticket_id=tid,
+                  status={"type": "string", "enum": ["open", "on_hold", "closed"]}),
+             tool("close_ticket", "Close an open ticket.", ticket_id=tid)]
+    s = Schema(tools)
+    assert s.statuses["ticket"] == ("open", "on_hold", "closed")
+    assert (s.role["close_ticket"]["needs_status"], s.role["close_ticket"]["sets_status"]) == ("open", "closed")
+
+
+@pytest.mark.parametrize("name", ["clinic", "vet"])
+def test_a_world_you_bring_gives_the_same_rows_at_any_concurrency(name):
+    import dataclasses
+    from whilelab.core import canonical_json
+    from whilelab.rollout import strip_timings
+    make, policy = WORLDS[name]
+    at = lambda c: SimOptions(k_samples=2, n_phrasings=1, search=None,
+                              rollout=dataclasses.replace(SimOptions().rollout, concurrency=c))
+    runs = [_quiet_simulate(None, make().tools, policy, at(c), world=make(), progress=False) for c in (1, 16)]
+    a, b = ([canonical_json(strip_timings(r)) for r in sim.rows] for sim in runs)
+    assert a == b and len(a) > 40

@@ -83,6 +83,8 @@ class _WorldRecords:
                              "('an existing order')")
     start_date: str = _d("2024-01-01", "a fixed year, so no world depends on the day it was built")
     date_span_days: int = _d(365, "dates spread over one year", lo=1)
+    moved_days: tuple = _d((1, 15), "a new date a person asks a write for (a new start) lies one to two weeks from "
+                                    "the one the record holds: a plausible change, in the world's own format")
     amount_range: tuple = _d((5.0, 500.0), "typical retail order totals in USD; wide enough to cross a $200 "
                                            "escalation rule")
     ambiguous_matches: int = _d(2, "an ambiguous world has two records matching what the person says: the least "

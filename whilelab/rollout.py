@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_rollout.ipynb #c5858f5e
 from __future__ import annotations
-import asyncio, contextlib, inspect, json, time, typing, warnings, weakref
+import asyncio, contextlib, datetime as dt, inspect, json, re, time, typing, warnings, weakref
 from fastcore.basics import patch
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,15 +74,25 @@ def _as_param(v, s: dict):
     if v is None or ("enum" in s and v not in s["enum"]): return None
     return v if _type_ok(v, t) else None
 
+# %% ../nbs/05_rollout.ipynb #5ee4ca98
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+def _moved(v: str, rng, o: WorldOptions) -> str:
+    "ISO date (or date-time) `v` moved a few days on (`o.moved_days`), in the same format."
+    day = dt.date.fromisoformat(v[:10]) + dt.timedelta(days=int(rng.integers(*o.moved_days)))
+    return day.isoformat() + v[10:]
+
 # %% ../nbs/05_rollout.ipynb #b5b395b4
-def _held(p: str, s: dict, role: dict, own: dict, at: dict, schema):
+def _held(p: str, s: dict, role: dict, own: dict, at: dict, schema, rng=None):
     """What the world's records hold for parameter `p`: the person's own record for who they are (and for all a lookup
     asks), the record at stake for what a read asks; None where neither does (a write's new value is drawn)."""
     o, owner, kind = schema.o, schema.owner, role["kind"]
     # a write's zip, email or phone is the new one; a name or a date of birth it asks for is who they are
     who = _is_name(p, o, owner) or bool(_BIRTH & set(_words(p))) if kind == "write" else _identifying(p, o, owner)
     if kind == "lookup" or who: return _as_param(_field(p, own, o, owner), s)
-    return None if kind == "write" else _as_param(_field(p, at, o), s)
+    if kind != "write": return _as_param(_field(p, at, o), s)
+    now = _field("_".join(w for w in _words(p) if w != "new"), at, o)      # new_start: the record's starts_at, moved
+    return _as_param(_moved(now, rng, o), s) if isinstance(now, str) and _ISO_DAY.match(now) else None
 
 # %% ../nbs/05_rollout.ipynb #f2bab94b
 def _details(box, t: Tool, role: dict, know: dict, facts: dict, seed: int, sid: str) -> dict:
@@ -100,7 +110,7 @@ def _details(box, t: Tool, role: dict, know: dict, facts: dict, seed: int, sid: 
         if _id_entity(p) in box.records:         # another record the request needs (a payment method): its id
             know[p] = _known_id(box, _id_entity(p), know, t.params[p], rng_for(seed, "detail", sid, p)); continue
         if p.endswith("_id") or p.endswith("_ids"): continue
-        held = _held(p, t.params[p], role, own, at, box.schema)
+        held = _held(p, t.params[p], role, own, at, box.schema, rng_for(seed, "detail", sid, p))
         if held is not None: details[p] = held; continue    # their own name and date of birth; the record's date
         details[p] = _synth(p, t.params[p], rng_for(seed, "detail", sid, p), box.options, t.input_schema)
     return details

@@ -49,7 +49,7 @@ def _is_name(p: str, o: WorldOptions, entity: str | None = None) -> bool:
     return bool(ws) and ws[-1] == "name" and all(w in o.name_parts or w == entity for w in ws[:-1])
 
 # %% ../nbs/04_world.ipynb #1024d3d2
-_FINDS = ("find", "lookup", "search", "identify")   # words of a tool that finds a record by what is said of it
+_FINDS = ("find", "lookup", "search", "identify", "verify", "by")   # a tool that finds a record by what is said of it
 _BIRTH = {"birth", "dob", "birthdate", "birthday"}   # words of a field that holds a date of birth
 
 def _identifying(p: str, o: WorldOptions, entity: str | None = None) -> bool:
@@ -72,8 +72,8 @@ def _field(p: str, rec: dict, o: WorldOptions, entity: str | None = None):
         if ws[:-1] in (["last"], ["family"]): return last or (full.split()[-1] if full else None)
         return names.get(tuple(ws[:-1])) if ws[:-1] == ["middle"] else full
     if _BIRTH & set(ws): return next((v for k, v in rec.items() if _BIRTH & set(_words(k))), None)
-    same = [k for k in sorted(rec) if not _id_entity(k) and _words(k)
-            and (set(ws) <= set(_words(k)) or set(_words(k)) <= set(ws))]
+    stem = lambda n: {w.rstrip("s") for w in _words(n)}      # starts_at holds a start
+    same = [k for k in sorted(rec) if not _id_entity(k) and _words(k) and (stem(p) <= stem(k) or stem(k) <= stem(p))]
     return rec[same[0]] if same else None
 
 # %% ../nbs/04_world.ipynb #92e2ebb6
