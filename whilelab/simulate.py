@@ -203,6 +203,16 @@ def _checked_options(options, world, executor) -> SimOptions:
                          "Fix: drop executor=, or world= to play on the cluster")
     return opts
 
+# %% ../nbs/13_simulate.ipynb #c70b56a2
+def _checked_axes(axes, opts: SimOptions):
+    "`axes` as given, after refusing a condition the world does not play (`opts.world.faults`): it would fail mid-run."
+    if axes is None or "condition" not in axes: return axes
+    extra = [c for c in axes["condition"].levels if c != "ok" and c not in opts.world.faults]
+    if extra:
+        raise ValueError(f"the condition axis holds {extra}, which WorldOptions.faults={opts.world.faults} leaves out. "
+                         f"Fix: axes.restrict('condition', ...) or default_axes(..., faults=options.world.faults)")
+    return axes
+
 # %% ../nbs/13_simulate.ipynb #81d2acf9
 def _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world) -> tuple:
     """(rows, situations, search history, why it stopped, undeliverable cells, the stored rows' order): the search, or
@@ -224,7 +234,7 @@ def simulate(agent=None,                      # the agent under test (default: t
              options: SimOptions | None = None, # strength, phrasings, samples, seed, rollout and search options
              *,
              user=None,                       # the simulated person (default: `TemplateUser`)
-             axes: Axes | None = None,        # axes to plan over (default: `default_axes(tools, policy)`)
+             axes: Axes | None = None,        # axes to plan over (default: `default_axes`, conditions from options.world)
              judge=None,  # grades every row, in the search or after the plan is played (default: `RuleJudge`)
              writer=None,                     # drafts situations for the writer arms (default: `TemplateWriter`)
              out=None,                        # run folder: rows stream there and a second call resumes
@@ -239,7 +249,7 @@ def simulate(agent=None,                      # the agent under test (default: t
     agent = ScriptedAgent(flaw_rate=opts.rollout.flaw_rate) if agent is None else agent
     user = TemplateUser(opts.rollout) if user is None else user
     if judge is not None: check_judge_family(judge, [getattr(agent, "family", "") or ""], opts.grade)   # before play
-    axes = axes or default_axes(spec.tools, spec.policy)
+    axes = _checked_axes(axes, opts) or default_axes(spec.tools, spec.policy, faults=opts.world.faults)
     plan = covering_array(axes, strength=opts.strength, seed=opts.seed)
     run_id = _run_id(spec, axes, opts, agent, user, world)
     *played, order = _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world)
