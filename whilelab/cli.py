@@ -388,6 +388,8 @@ def run(tools_file,                 # the agent's tools: a JSON list of schemas,
         writes: bool = False):      # let the calls that write reach the MCP server or your world
     "Your agent's tools and policy, played by the backends named, into run folder `out`."
     opts, executor = options or SimOptions(), None
+    if Path(out).exists() and not Path(out).is_dir():
+        raise ValueError(f"--out {out}: a file, not a folder. Fix: name a folder for the run (a new one, or a run's)")
     world = build_world(mcp, world, writes, facts, opts.world)
     try:
         spec = _read_agent(tools_file, policy_file, getattr(world, "tools", None))

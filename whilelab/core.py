@@ -341,7 +341,7 @@ def _from_function(cls, fn, name=None, effect=None) -> Tool:
     props, req, defs, untyped = {}, [], {}, []
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name in ("self", "cls"): continue
-        if p.name not in hints: untyped.append(p.name)
+        if hints.get(p.name, p.empty) is p.empty: untyped.append(p.name)   # (a wrapper may say `empty` itself)
         try: s = type_schema(hints.get(p.name, inspect.Parameter.empty))
         except TypeError as e:
             raise SchemaError(name or fn.__name__, f"input_schema.properties.{p.name}", str(e),
