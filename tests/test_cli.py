@@ -142,9 +142,9 @@ SHOP = '''"A tiny shop: orders by id, and the functions that work on them."
 import dataclasses, json
 from pathlib import Path
 from typing import Annotated
-OrderId = Annotated[str, "the order id, such as '#W1'"]
-DB = {"orders": {"#W1": {"order_id": "#W1", "status": "pending", "total": 12.5},
-                 "#W2": {"order_id": "#W2", "status": "delivered", "total": 40.0}}}
+OrderId = Annotated[str, "the order id, such as '#W1001'"]
+DB = {"orders": {"#W1001": {"order_id": "#W1001", "status": "pending", "total": 12.5},
+                 "#W1002": {"order_id": "#W1002", "status": "delivered", "total": 40.0}}}
 
 def get_order(db, order_id: OrderId) -> dict:
     "An order's status and total."
@@ -179,7 +179,8 @@ def shop(tmp_path):
 
 
 def test_run_plays_against_a_module_of_functions_and_its_state(shop):
-    r = run("run", "--world", "tools/shop.py", "--policy", "policy.md", "--options", "once.toml", "--out", "w", cwd=shop)
+    r = run("run", "--world", "tools/shop.py", "--policy", "policy.md", "--options", "once.toml", "--out", "w",
+            cwd=shop)
     assert r.returncode == 0, r.stderr
     summary, rows = json.loads((shop / "w" / "summary.json").read_text()), _rows(shop / "w")
     assert summary["world"] == "shop" and summary["errors"] == 0 and len(rows) == summary["rollouts"]
@@ -224,6 +225,8 @@ def test_writes_needs_a_world_and_reaches_it(shop):
     assert r.returncode == 2 and "--writes" in r.stderr and "Fix: add --mcp 'COMMAND' or --world" in r.stderr
     r = run("run", "--world", "tools/shop.py", "--mcp", "python -m mcp_server_time", "--policy", "policy.md", cwd=shop)
     assert r.returncode == 2 and "--mcp and --world both given" in r.stderr
+    r = run("run", "--world", "tools/shop.py", "--policy", "policy.md", "--processes", "2", cwd=shop)
+    assert r.returncode == 2 and "--world answers in this process" in r.stderr and "Fix: drop one" in r.stderr
 
 
 def test_the_mcp_world_is_given_the_runs_world_options_and_writes(shop):
@@ -296,5 +299,44 @@ def test_a_run_that_stops_midway_keeps_its_rows_says_so_and_resumes(shop):
     r = run("run", "--world", "tools/flaky.py:Flaky", "--policy", "policy.md", "--out", "f", cwd=shop)
     assert r.returncode == 0, r.stderr
     rows = (shop / "f" / "rows.jsonl").read_text().splitlines()
-    assert rows[:len(kept)] == kept and len(rows) > len(kept)              # resumed: what was played is not played again
+    assert rows[:len(kept)] == kept and len(rows) > len(kept)         # resumed: what was played is not played again
     assert json.loads((shop / "f" / "summary.json").read_text())["rollouts"] == len(rows)
+
+
+SQL_SHOP = '''"A shop kept in an SQLite file beside this module."
+from typing import Annotated
+OrderId = Annotated[str, "the order id, such as '#W1001'"]
+DB = "shop.db"
+
+def get_order(db, order_id: OrderId) -> dict:
+    "An order's status and total."
+    row = db.execute("SELECT order_id, status, total FROM orders WHERE order_id = ?", (order_id,)).fetchone()
+    if row is None: raise KeyError(f"no order {order_id}")
+    return dict(zip(("order_id", "status", "total"), row))
+
+def cancel_order(db, order_id: OrderId) -> dict:
+    "Cancel a pending order."
+    if get_order(db, order_id)["status"] != "pending": raise ValueError("only pending orders can be cancelled")
+    db.execute("UPDATE orders SET status = 'cancelled' WHERE order_id = ?", (order_id,))
+    return get_order(db, order_id)
+'''
+
+def test_run_plays_against_a_module_whose_state_is_an_sqlite_file(shop):
+    import sqlite3
+    (shop / "tools" / "sql_shop.py").write_text(SQL_SHOP)
+    with sqlite3.connect(shop / "tools" / "shop.db") as con:       # beside the module; the run is from its parent
+        con.execute("CREATE TABLE orders (order_id TEXT PRIMARY KEY, status TEXT, total REAL)")
+        con.executemany("INSERT INTO orders VALUES (?, ?, ?)",
+                        [("#W1001", "pending", 12.5), ("#W1002", "delivered", 40.0)])
+    con.close()
+    before = (shop / "tools" / "shop.db").read_bytes()
+    r = run("run", "--world", "tools/sql_shop.py", "--policy", "policy.md", "--options", "once.toml", "--out", "s",
+            cwd=shop)
+    said = [m["content"] for x in _rows(shop / "s") if r.returncode == 0 for m in x["messages"] if m["role"] == "tool"]
+    if r.returncode == 0 and any("'str' object has no attribute 'execute'" in str(m) for m in said):
+        pytest.xfail("FunctionWorld does not take an SQLite database as its state yet (16_worlds, issue 34)")
+    if "not JSON-like" in r.stderr: pytest.xfail("FunctionWorld does not take an SQLite database as its state yet")
+    assert r.returncode == 0, r.stderr
+    ok = [c for c in _answered_by(_rows(shop / "s"), "sql_shop") if c["status"] == "ok"]
+    assert {c["tool"] for c in ok} == {"get_order", "cancel_order"}
+    assert (shop / "tools" / "shop.db").read_bytes() == before              # every rollout wrote on its own copy

@@ -209,7 +209,8 @@ def _import_file(path: Path, ref: str) -> types.ModuleType:
     name = path.stem if path.stem not in sys.modules else f"whilelab_world_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.resolve().parent)); sys.modules[name] = mod
+    if str(path.resolve().parent) not in sys.path: sys.path.insert(0, str(path.resolve().parent))
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
 
@@ -390,6 +391,9 @@ def run(tools_file,                 # the agent's tools: a JSON list of schemas,
     opts, executor = options or SimOptions(), None
     if Path(out).exists() and not Path(out).is_dir():
         raise ValueError(f"--out {out}: a file, not a folder. Fix: name a folder for the run (a new one, or a run's)")
+    if (mcp or world) and (ray is not None or processes is not None):
+        raise ValueError(f"{'--mcp' if mcp else '--world'} answers in this process, so its rollouts cannot play on "
+                         f"{'--ray' if ray is not None else '--processes'}. Fix: drop one of them")
     world = build_world(mcp, world, writes, facts, opts.world)
     try:
         spec = _read_agent(tools_file, policy_file, getattr(world, "tools", None))
