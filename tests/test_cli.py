@@ -340,3 +340,29 @@ def test_run_plays_against_a_module_whose_state_is_an_sqlite_file(shop):
     ok = [c for c in _answered_by(_rows(shop / "s"), "sql_shop") if c["status"] == "ok"]
     assert {c["tool"] for c in ok} == {"get_order", "cancel_order"}
     assert (shop / "tools" / "shop.db").read_bytes() == before              # every rollout wrote on its own copy
+
+
+def test_writes_sends_the_calls_that_write_to_the_mcp_server(tmp_path):
+    import subprocess as sp, sys
+    repo = tmp_path / "repo"
+    sp.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "notes.txt").write_text("first line\n")
+    sp.run(["git", "-C", str(repo), "add", "notes.txt"], check=True)
+    sp.run(["git", "-C", str(repo), "-c", "user.name=Mei", "-c", "user.email=mei@example.org", "commit", "-qm",
+            "Add notes"], check=True)
+    (tmp_path / "policy.md").write_text("Help with the user's git repository. Never commit without asking.")
+    (tmp_path / "once.toml").write_text(ONCE)
+    server = f"{sys.executable} -m mcp_server_git --repository {repo}"
+    git = lambda *a: sp.run(["git", "-C", str(repo), *a], capture_output=True, text=True).stdout
+    before = git("log", "--oneline"), git("status", "--short")
+    writes = {}
+    for flags in ([], ["--writes"]):
+        out = "w" if flags else "r"
+        r = run("run", "--mcp", server, *flags, "--fact", f"repo_path={repo}", "--policy", "policy.md", "--options",
+                "once.toml", "--out", out, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        writes[out] = {c["tool"] for c in _answered_by(_rows(tmp_path / out), "mcp:mcp_server_git")
+                       if c["tool"] not in ("git_status", "git_log", "git_diff_unstaged", "git_diff_staged",
+                                            "git_diff", "git_show", "git_branch")}
+    assert writes["r"] == set() and {"git_commit", "git_add"} <= writes["w"]   # only --writes sends them
+    assert (git("log", "--oneline"), git("status", "--short")) == before
