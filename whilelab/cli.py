@@ -236,6 +236,7 @@ def _is_world(x) -> bool:
     "Whether `x` is a world (not a class of them): it has `call`, `state_hash` and `fork`."
     return not isinstance(x, type) and all(callable(getattr(x, m, None)) for m in ("call", "state_hash", "fork"))
 
+# %% ../nbs/15_cli.ipynb #20ce592e
 def _takes(fn, name: str) -> bool:
     "Whether `fn` takes keyword argument `name` (by name, or through `**kwargs`)."
     try: ps = inspect.signature(fn).parameters
@@ -307,7 +308,7 @@ def _checked_world(w, ref: str, writes: bool, facts: dict | None, options: World
     if writes and getattr(w, "writes", True) is False:
         raise ValueError(f"--world {ref} was built with writes=False, so --writes cannot reach it. Fix: build it with "
                          "writes=True, or name a factory that takes writes=")
-    if built and options != WorldOptions() and getattr(w, "options", options) != options:
+    if built and options != WorldOptions() and getattr(w, "options", None) != options:
         warnings.warn(f"--world {ref} was built before the run: the run's [world] options do not reach it. "
                       "Fix: name a factory that takes options=", stacklevel=2)
     if facts: w.facts = {**(getattr(w, "facts", None) or {}), **facts}
@@ -362,6 +363,15 @@ def _executor(ray: str | None, processes: int | None):
         return ProcessExecutor(processes)
     return None
 
+# %% ../nbs/15_cli.ipynb #104511b5
+def _check_places(out, mcp, world, ray, processes):
+    "Refuse, before anything starts, a run folder that is a file, and a world of this process played elsewhere."
+    if Path(out).exists() and not Path(out).is_dir():
+        raise ValueError(f"--out {out}: a file, not a folder. Fix: name a folder for the run (a new one, or a run's)")
+    if (mcp or world) and (ray is not None or processes is not None):
+        raise ValueError(f"{'--mcp' if mcp else '--world'} answers in this process, so its rollouts cannot play on "
+                         f"{'--ray' if ray is not None else '--processes'}. Fix: drop one of them")
+
 # %% ../nbs/15_cli.ipynb #dc70a414
 def _kept(out) -> str:
     "What a run that stopped left in run folder `out`, and how to go on."
@@ -389,11 +399,7 @@ def run(tools_file,                 # the agent's tools: a JSON list of schemas,
         writes: bool = False):      # let the calls that write reach the MCP server or your world
     "Your agent's tools and policy, played by the backends named, into run folder `out`."
     opts, executor = options or SimOptions(), None
-    if Path(out).exists() and not Path(out).is_dir():
-        raise ValueError(f"--out {out}: a file, not a folder. Fix: name a folder for the run (a new one, or a run's)")
-    if (mcp or world) and (ray is not None or processes is not None):
-        raise ValueError(f"{'--mcp' if mcp else '--world'} answers in this process, so its rollouts cannot play on "
-                         f"{'--ray' if ray is not None else '--processes'}. Fix: drop one of them")
+    _check_places(out, mcp, world, ray, processes)
     world = build_world(mcp, world, writes, facts, opts.world)
     try:
         spec = _read_agent(tools_file, policy_file, getattr(world, "tools", None))
@@ -429,13 +435,14 @@ def _run_parser(sub):
     r.add_argument("--allow-same-family", action="store_true",
                    help="accept a judge of the agent's model family (lenient: Zheng et al. 2023)")
     r.add_argument("--mcp", metavar="COMMAND",
-                   help="start this MCP server (e.g. 'python -m mcp_server_time'): its tools; read-only calls go to it")
+                   help="start this MCP server (e.g. 'python -m mcp_server_time'): its tools; read-only calls go to "
+                        "it (every call with --writes)")
     r.add_argument("--world", metavar="MODULE:ATTR",
-                   help="your own world (module or path/to/file.py): a FunctionWorld, a factory of one, or a module of "
-                        "functions f(db, ...) with its state in DB (a dict or an SQLite file); its tools")
+                   help="your own world (module or path/to/file.py): a FunctionWorld, a factory of one, or a module "
+                        "of functions f(db, ...) with its state in DB (a dict or an SQLite file); its tools")
     r.add_argument("--writes", action="store_true",
-                   help="let the calls that write reach the --mcp server (on copies of the folders it names) or "
-                        "--world")
+                   help="let the calls that write reach the --mcp server (on copies of the folders it names) or a "
+                        "--world factory that takes writes= (functions over a state always get them, on a copy)")
     r.add_argument("--fact", action="append", default=[], metavar="NAME=VALUE",
                    help="a value the person may give for parameter NAME that no schema tells (a repository path); "
                         "repeatable")
