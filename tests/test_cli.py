@@ -294,7 +294,7 @@ def test_a_run_that_stops_midway_keeps_its_rows_says_so_and_resumes(shop):
     assert r.returncode != 0 and "the disk holding the shop's state is gone" in r.stderr
     kept = (shop / "f" / "rows.jsonl").read_text().splitlines()
     assert kept and f"The {len(kept)} rollouts played so far are kept in f/rows.jsonl" in r.stderr
-    assert "run the same command again: it resumes" in r.stderr and not (shop / "f" / "summary.json").exists()
+    assert "Run the same command again to go on from them" in r.stderr and not (shop / "f" / "summary.json").exists()
     (shop / "lost").unlink()
     r = run("run", "--world", "tools/flaky.py:Flaky", "--policy", "policy.md", "--out", "f", cwd=shop)
     assert r.returncode == 0, r.stderr
@@ -366,3 +366,27 @@ def test_writes_sends_the_calls_that_write_to_the_mcp_server(tmp_path):
                                             "git_diff", "git_show", "git_branch")}
     assert writes["r"] == set() and {"git_commit", "git_add"} <= writes["w"]   # only --writes sends them
     assert (git("log", "--oneline"), git("status", "--short")) == before
+
+
+SLOW = '''"The example shop, answering each call after 20 ms."
+import copy, time
+from whilelab.worlds import example_shop
+class Slow:
+    def __init__(self): self.shop = example_shop(); self.tools, self.name = self.shop.tools, "slow"
+    def call(self, name, arguments): time.sleep(0.02); return self.shop.call(name, arguments)
+    def state_hash(self): return self.shop.state_hash()
+    def fork(self): new = copy.copy(self); new.shop = self.shop.fork(); return new
+'''
+
+def test_ctrl_c_keeps_the_rows_and_says_so(shop):
+    import signal, time
+    (shop / "tools" / "slow.py").write_text(SLOW)
+    p = subprocess.Popen(["whilelab", "run", "--world", "tools/slow.py:Slow", "--policy", "policy.md", "--out", "k"],
+                         cwd=shop, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rows, t = shop / "k" / "rows.jsonl", time.time()
+    while not (rows.exists() and rows.stat().st_size) and time.time() - t < 120: time.sleep(0.1)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    kept = rows.read_text().splitlines()
+    assert p.returncode == 130 and "whilelab: stopped." in err and "Traceback" not in err, err[-2000:]
+    assert kept and f"The {len(kept)} rollouts played so far are kept in k/rows.jsonl" in err

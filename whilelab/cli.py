@@ -377,9 +377,9 @@ def _kept(out) -> str:
     "What a run that stopped left in run folder `out`, and how to go on."
     rows = Path(out) / "rows.jsonl"
     n = rows.read_bytes().count(b"\n") if rows.is_file() else 0
-    if not n: return "No rollout was stored. Once the cause is fixed, run the same command again"
+    if not n: return "No rollout was stored."
     return (f"The {n} rollouts played so far are kept in {rows} (no summary.json: the run did not finish). "
-            "Once the cause is fixed, run the same command again: it resumes from them")
+            "Run the same command again to go on from them: none is played twice")
 
 # %% ../nbs/15_cli.ipynb #98b99a17
 def run(tools_file,                 # the agent's tools: a JSON list of schemas, any of the formats `tools` reads
