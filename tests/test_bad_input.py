@@ -183,3 +183,7 @@ def test_an_out_folder_that_is_a_file_is_refused(tmp_path, monkeypatch, capsys):
     assert main(["run", "--tools", "tools.json", "--policy", "policy.md", "--out", "results"]) == 2
     assert "--out results: a file, not a folder. Fix:" in capsys.readouterr().err
     assert (tmp_path / "results").read_text() == "my notes"                    # nothing the user had is lost
+
+@pytest.mark.parametrize("given", ["tools.json", Path("tools.json"), b"[]"])
+def test_a_file_name_given_as_tools_is_refused_with_the_fix(given):
+    with pytest.raises(SchemaError, match=r"not a list of tools\. Fix: read the file first"): as_tools(given)

@@ -440,6 +440,9 @@ def _from_dict(cls, x: dict) -> Tool:
 def tools(xs  # tools in any format: functions, dicts, `Tool`s
          ) -> list[Tool]:
     "Tools from a list of functions or dicts (or an MCP `{'tools': [...]}` result); names must be unique."
+    if isinstance(xs, (str, bytes, os.PathLike)):      # a file name, or its text: not read here, said
+        raise SchemaError(str(xs)[:40], "tools", f"a {type(xs).__name__}, not a list of tools",
+                          "read the file first: tools(json.loads(text_file(path, 'tools JSON')))")
     if isinstance(xs, dict) and "tools" in xs: xs = xs["tools"]
     elif isinstance(xs, (dict, Tool)) or callable(xs): xs = [xs]                # one tool, not in a list
     out = [Tool.from_any(x) for x in xs]
