@@ -162,6 +162,12 @@ def make(options=None):
     from whilelab.worlds import FunctionWorld
     Path("given.json").write_text(json.dumps(dataclasses.asdict(options)))
     return FunctionWorld([get_order, cancel_order], json.loads(json.dumps(DB)), name="made")
+
+def _built():
+    from whilelab.worlds import FunctionWorld
+    return FunctionWorld([get_order, cancel_order], json.loads(json.dumps(DB)), name="built")
+
+WORLD = _built()          # a world built on import, before any run
 '''
 ONCE = "k_samples = 1\nn_phrasings = 1\nsearch = false\n"
 
@@ -199,6 +205,16 @@ def test_a_world_factory_is_given_every_world_option_of_the_run(shop):
     assert given["server_timeout_s"] == 4.5 and given["partial_share"] == 0.25
     assert given == json.loads(json.dumps(dataclasses.asdict(options_from(shop / "opts.toml").world)))
     assert json.loads((shop / "m" / "summary.json").read_text())["world"] == "made"
+
+
+def test_a_world_built_before_the_run_is_played_and_told_which_options_cannot_reach_it(shop):
+    (shop / "opts.toml").write_text(ONCE + "\n[world]\nserver_timeout_s = 4.5\n")
+    r = run("run", "--world", "tools/shop.py:WORLD", "--policy", "policy.md", "--options", "opts.toml", "--out", "b",
+            cwd=shop)
+    assert r.returncode == 0, r.stderr
+    assert "built before the run: the run's [world] options do not reach it. Fix: name a factory" in r.stderr
+    rows = _rows(shop / "b")
+    assert json.loads((shop / "b" / "summary.json").read_text())["world"] == "built" and _answered_by(rows, "built")
 
 
 @pytest.mark.parametrize("ref, said", [
