@@ -122,7 +122,9 @@ def note_taker(messages, tools):
 @pytest.mark.parametrize("writes", [False, True])
 def test_a_server_written_with_the_sdk_gets_only_reads_unless_told(tmp_path, writes):
     (tmp_path / "notes.py").write_text(NOTES_SERVER)
-    with MCPWorld(sys.executable, [str(tmp_path / "notes.py")], writes=writes) as notes:
+    # the notes live in the server's memory: a fresh server per rollout is isolation enough, which `setup` vouches for
+    fresh = (lambda folder: []) if writes else None
+    with MCPWorld(sys.executable, [str(tmp_path / "notes.py")], writes=writes, setup=fresh) as notes:
         assert notes.read_only == {"list_notes"} and notes.name == "mcp:notes"
         sim = simulate(note_taker, None, "Keep the user's notes.", ONCE, world=notes, progress=False)
     ok = [r for r in sim.rows if r["cell"]["condition"] == "ok" and len(r["calls"]) == 2]
@@ -133,7 +135,7 @@ def test_a_server_written_with_the_sdk_gets_only_reads_unless_told(tmp_path, wri
         assert add.get("by") == ("mcp:notes" if writes else None)          # not sent: the sandbox answered the write
         seen = json.loads([m for m in r["messages"] if m["role"] == "tool"][-1]["content"])["notes"]
         assert ("buy milk" in seen) == writes                              # only a write that reached the server shows
-    assert all((r["reference_hash"] is None) == writes for r in sim.rows)  # writes to the server: no state to hash
+    assert all((r["reference_hash"] is None) == writes for r in sim.rows)  # state in the server's memory: unknown
     ends = {x["reason"] for r in sim.rows for x in r["rules"] if x["rule"] == "end_state"}
     assert ("the world shows no state, so there is no end state to check" in ends) == writes
 

@@ -122,8 +122,14 @@ class _WorldFaults:
                        "lost-update conflicts)")
     stop_faults: tuple = _d(("denied",), "faults the careful path does not retry: a permission error does not "
                                          "go away, so the reference end state is the unchanged one")
-    server_timeout_s: float = _d(30.0, "how long a world you bring (an MCP server) may take to answer before "
-                                       "the call counts as timed out: a common HTTP client default", lo=0.0)
+    server_timeout_s: float = _d(30.0, "how long a world you bring (an MCP server, your function) may take to "
+                                       "answer before the call counts as timed out: a common HTTP client default",
+                                 lo=0.0)
+    end_grace_s: float = _d(5.0, "how long a hung call's thread or a closing server's processes get to end before "
+                                 "they are ended by force (the MCP SDK gives a server 2 s, then 2 s more)", lo=0.0)
+    warn_ok_below: float = _d(0.2, "a world you bring that answers fewer of its calls ok than this is probably broken "
+                                   "(a wrong state, a failing import): the run says so instead of looking green",
+                              lo=0.0, hi=1.0)
 
 # %% ../nbs/04_defaults.ipynb #82f0c576
 @named

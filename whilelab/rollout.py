@@ -85,10 +85,14 @@ def _details(box, t: Tool, role: dict, know: dict, facts: dict, seed: int, sid: 
 def _reference(world, t: Tool, role: dict, args: dict, condition: str, stop_faults) -> str | None:
     "The end state a careful agent reaches: the write done with `args` on a copy of `world` (None if it shows none)."
     ideal = world.fork()
-    if (role["kind"] == "write" and all(p in args for p in t.required) and condition not in stop_faults
-            and ideal.state_hash() is not None):    # a world that cannot show its state has no reference end state
-        ideal.call(t.name, args)
-    return ideal.state_hash()
+    try:
+        if (role["kind"] == "write" and all(p in args for p in t.required) and condition not in stop_faults
+                and ideal.state_hash() is not None):    # a world that cannot show its state has no reference end state
+            done = ideal.call(t.name, args)
+            if inspect.isawaitable(done): run_sync(done)    # a world that answers over the wire (an MCP server)
+        return ideal.state_hash()
+    finally:
+        if hasattr(ideal, "release"): ideal.release()    # its own server and copy, if it started them
 
 # %% ../nbs/05_rollout.ipynb #993f7990
 def situation_from_cell(cell: dict,                       # a plan cell: axis -> value
@@ -514,7 +518,9 @@ async def play(ctx: Ctx,                  # which rollout: the situation, phrasi
             going = messages[-1]["role"] == "tool" or await person(turns)
     except Exception as e:
         error = redact(f"{type(e).__name__}: {e}")
-    return _row(ctx, agent, run_id, box, messages, calls, rec, error, t0)
+    try: return _row(ctx, agent, run_id, box, messages, calls, rec, error, t0)
+    finally:
+        if hasattr(box, "release"): box.release()      # a server and files of this rollout's own: gone with it
 
 # %% ../nbs/05_rollout.ipynb #100bc34a
 async def merged(*streams):

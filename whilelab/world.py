@@ -813,7 +813,7 @@ def call(self: Faulty,
     fault, _ = self._fire(name)
     if (early := _instead(fault, self.options)): return early
     stale_read = fault == "stale" and self.schema.role[name]["kind"] != "write"    # a stale write still writes
-    res = (self.before.fork() if stale_read else self.world).call(name, args)
+    res = (self.before if stale_read else self.world).call(name, args)
     if inspect.isawaitable(res): return _spoiled_later(res, fault, self.options)
     return _spoil(fault, res, self.options)
 
@@ -824,3 +824,10 @@ def fork(self: Faulty) -> Faulty:
     new = copy.copy(self)
     new.world, new.events, new.calls = self.world.fork(), [], {}
     return new
+
+# %% ../nbs/04_world.ipynb #cf3a9b2d
+@patch
+def release(self: Faulty):
+    "Let go of what the wrapped world holds for this rollout (a server of its own, a copy of its files)."
+    for w in (self.world, self.before):
+        if hasattr(w, "release"): w.release()
