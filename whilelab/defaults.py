@@ -94,8 +94,8 @@ class _WorldRecords:
                                  "cancelled or canceled, close -> closed)")
     status_hints: tuple = _d((("cancel", "cancelled"), ("return", "return requested"),
                               ("exchange", "exchange requested"), ("refund", "refunded")),
-                             "the status a write sets when the world has none its verb names (tau-bench retail's: "
-                             "a return is requested, not done)")
+                             "the status a write sets when the world has none its verb names (tau-bench retail's "
+                             "statuses: a return is requested, not done)")
 
 # %% ../nbs/04_defaults.ipynb #5e154f5f
 @dataclass(frozen=True)
