@@ -406,7 +406,7 @@ def run(tools_file,                 # the agent's tools: a JSON list of schemas,
     try:
         spec = _read_agent(tools_file, policy_file, getattr(world, "tools", None))
         from whilelab.axes import default_axes
-        axes = default_axes(spec.tools, spec.policy)
+        axes = default_axes(spec.tools, spec.policy, faults=opts.world.faults)   # the conditions the world can be in
         roles = {r: backend(s, r, spec.policy, axes, opts.seed) for r, s in zip(ROLES, (agent, user, writer, judge))}
         executor = _executor(ray, processes)
         t = time.perf_counter()

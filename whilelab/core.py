@@ -248,7 +248,8 @@ _WRITE_WORDS = ("cancel modify update change create book return exchange send tr
                 "activate deactivate turn mark save store put patch upsert replace revoke grant block unblock mute "
                 "unmute follow unfollow like "
                 "attach detach link unlink install uninstall deploy publish release sign withdraw deposit execute "
-                "run rate review star unstar "
+                "run rate review star unstar renew extend enrol enroll waive reinstate suspend reschedule rebook redeem "
+                "claim allocate "
                 "clear empty lock unlock mkdir touch cp mv rm charge").split()
 _READ_WORDS = ("get find list search lookup look read fetch show check calculate compute think describe view query count retrieve browse "
                "inspect validate verify estimate predict convert translate summarize summarise analyze analyse "
@@ -264,7 +265,8 @@ def guess_effect(name: str,             # the tool's name
     first verb."""
     words = [w.lower() for w in re.split(r"[_\W.]+|(?<=[a-z])(?=[A-Z])", name.strip()) if w]
     # the first verb in the name: 'get_order', 'ChaDri.change_drink'
-    for w in words:
+    for w, after in zip(words, words[1:] + [""]):
+        if w == "check" and after in ("in", "out"): return "write"    # check_in_guest: a stay begins or ends
         if w in _READ_WORDS: return "read"
         if w in _WRITE_WORDS: return "write"
     # BFCL prefixes its API's blurb
