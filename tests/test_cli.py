@@ -236,7 +236,7 @@ def test_a_bad_world_names_the_argument_and_the_fix(shop, ref, said):
     assert "Traceback" not in r.stderr and not (shop / "run").exists()
 
 
-def test_writes_needs_a_world_and_reaches_it(shop):
+def test_writes_needs_a_world_and_a_world_plays_in_this_process(shop):
     r = run("run", "--tools", "t.json", "--policy", "policy.md", "--writes", cwd=shop)
     assert r.returncode == 2 and "--writes" in r.stderr and "Fix: add --mcp 'COMMAND' or --world" in r.stderr
     r = run("run", "--world", "tools/shop.py", "--mcp", "python -m mcp_server_time", "--policy", "policy.md", cwd=shop)
@@ -351,10 +351,6 @@ def test_run_plays_against_a_module_whose_state_is_an_sqlite_file(shop):
     before = (shop / "tools" / "shop.db").read_bytes()
     r = run("run", "--world", "tools/sql_shop.py", "--policy", "policy.md", "--options", "once.toml", "--out", "s",
             cwd=shop)
-    said = [m["content"] for x in _rows(shop / "s") if r.returncode == 0 for m in x["messages"] if m["role"] == "tool"]
-    if r.returncode == 0 and any("'str' object has no attribute 'execute'" in str(m) for m in said):
-        pytest.xfail("FunctionWorld does not take an SQLite database as its state yet (16_worlds, issue 34)")
-    if "not JSON-like" in r.stderr: pytest.xfail("FunctionWorld does not take an SQLite database as its state yet")
     assert r.returncode == 0, r.stderr
     ok = [c for c in _answered_by(_rows(shop / "s"), "sql_shop") if c["status"] == "ok"]
     assert {c["tool"] for c in ok} == {"get_order", "cancel_order"}
