@@ -236,7 +236,7 @@ def test_a_bad_world_names_the_argument_and_the_fix(shop, ref, said):
     assert "Traceback" not in r.stderr and not (shop / "run").exists()
 
 
-def test_writes_needs_a_world_and_reaches_it(shop):
+def test_writes_needs_a_world_and_a_world_plays_in_this_process(shop):
     r = run("run", "--tools", "t.json", "--policy", "policy.md", "--writes", cwd=shop)
     assert r.returncode == 2 and "--writes" in r.stderr and "Fix: add --mcp 'COMMAND' or --world" in r.stderr
     r = run("run", "--world", "tools/shop.py", "--mcp", "python -m mcp_server_time", "--policy", "policy.md", cwd=shop)
@@ -256,6 +256,9 @@ def test_the_mcp_world_is_given_the_runs_world_options_and_writes(shop):
     sp.run(["git", "init", "-q", str(repo)], check=True)
     with build_world(mcp=f"{sys.executable} -m mcp_server_git --repository {repo}", writes=True) as w:
         assert w.writes is True and w.server.timeout == 30.0
+    served = shop / "served"; served.mkdir()
+    with build_world(mcp=time_server, writes=True, roots=[served]) as w:    # without roots= it is refused (above)
+        assert w.writes is True
 
 
 def _documented_toml() -> list:
@@ -351,30 +354,15 @@ def test_run_plays_against_a_module_whose_state_is_an_sqlite_file(shop):
     assert (shop / "tools" / "shop.db").read_bytes() == before              # every rollout wrote on its own copy
 
 
-def test_writes_sends_the_calls_that_write_to_the_mcp_server(tmp_path):
-    import subprocess as sp, sys
-    repo = tmp_path / "repo"
-    sp.run(["git", "init", "-q", str(repo)], check=True)
-    (repo / "notes.txt").write_text("first line\n")
-    sp.run(["git", "-C", str(repo), "add", "notes.txt"], check=True)
-    sp.run(["git", "-C", str(repo), "-c", "user.name=Mei", "-c", "user.email=mei@example.org", "commit", "-qm",
-            "Add notes"], check=True)
-    (tmp_path / "policy.md").write_text("Help with the user's git repository. Never commit without asking.")
-    (tmp_path / "once.toml").write_text(ONCE)
-    server = f"{sys.executable} -m mcp_server_git --repository {repo}"
-    git = lambda *a: sp.run(["git", "-C", str(repo), *a], capture_output=True, text=True).stdout
-    before = git("log", "--oneline"), git("status", "--short")
-    writes = {}
-    for flags in ([], ["--writes"]):
-        out = "w" if flags else "r"
-        r = run("run", "--mcp", server, *flags, "--fact", f"repo_path={repo}", "--policy", "policy.md", "--options",
-                "once.toml", "--out", out, cwd=tmp_path)
-        assert r.returncode == 0, r.stderr
-        writes[out] = {c["tool"] for c in _answered_by(_rows(tmp_path / out), "mcp:mcp_server_git")
-                       if c["tool"] not in ("git_status", "git_log", "git_diff_unstaged", "git_diff_staged",
-                                            "git_diff", "git_show", "git_branch")}
-    assert writes["r"] == set() and {"git_commit", "git_add"} <= writes["w"]   # only --writes sends them
-    assert (git("log", "--oneline"), git("status", "--short")) == before
+def test_writes_reaches_the_mcp_server_and_a_refusal_names_the_flag(tmp_path):
+    import sys
+    (tmp_path / "policy.md").write_text("Tell the time.")
+    r = run("run", "--mcp", f"{sys.executable} -m mcp_server_time", "--writes", "--policy", "policy.md", "--out", "t",
+            cwd=tmp_path)                      # writes=True reached MCPWorld: it has no directory to copy, so it refuses
+    assert r.returncode == 2 and "Fix:" in r.stderr and "--root DIR" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "t").exists()
+    r = run("run", "--world", "shop.py", "--root", str(tmp_path), "--policy", "policy.md", cwd=tmp_path)
+    assert r.returncode == 2 and "--root names what an --mcp server works on. Fix:" in r.stderr
 
 
 SLOW = '''"The example shop, answering each call after 20 ms."

@@ -340,9 +340,11 @@ def build_world(mcp: str | None = None,           # a command starting an MCP se
                 world: str | None = None,         # your own world: module:attr (see `user_world`)
                 writes: bool = False,             # let the calls that write reach it (MCP: on copies of its roots)
                 facts: dict | None = None,        # parameter -> values the person may give that no schema tells
-                options: WorldOptions | None = None):  # the run's `[world]` options: every one reaches the world
+                options: WorldOptions | None = None,   # the run's `[world]` options: every one reaches the world
+                roots: list | None = None):       # the directories the MCP server works on (default: its arguments')
     "The world a run's tool calls play against: an MCP server, your own, or None (the schema sandbox)."
     if mcp and world: raise ValueError("--mcp and --world both given. Fix: play against one of them")
+    if roots and not mcp: raise ValueError("--root names what an --mcp server works on. Fix: add --mcp, or drop --root")
     if writes and not (mcp or world):
         raise ValueError("--writes lets the calls that write reach your own world, and none is given. Fix: add --mcp "
                          "'COMMAND' or --world module:attr, or drop --writes (the sandbox plays writes on its copy)")
@@ -350,7 +352,10 @@ def build_world(mcp: str | None = None,           # a command starting an MCP se
     if not mcp: return None
     from whilelab.worlds import MCPWorld
     command = shlex.split(mcp)
-    return MCPWorld(command[0], command[1:], writes=writes, facts=facts, options=options or WorldOptions())
+    try: return MCPWorld(command[0], command[1:], writes=writes, roots=roots or None, facts=facts,
+                         options=options or WorldOptions())
+    except ValueError as e:
+        e.add_note("On the command line: --root DIR names a directory it works on (repeatable)"); raise
 
 # %% ../nbs/15_cli.ipynb #e581a33a
 def _executor(ray: str | None, processes: int | None):
@@ -398,11 +403,12 @@ def run(tools_file,                 # the agent's tools: a JSON list of schemas,
         mcp: str | None = None,     # a command starting an MCP server: its tools, and its answers to read-only calls
         facts: dict | None = None,  # parameter -> values the person may give that no schema tells (with a world)
         world: str | None = None,   # your own world, module:attr: a world, its factory, or a module of functions
-        writes: bool = False):      # let the calls that write reach the MCP server or your world
+        writes: bool = False,       # let the calls that write reach the MCP server or your world
+        roots: list | None = None): # the directories the MCP server works on, copied per rollout with `writes`
     "Your agent's tools and policy, played by the backends named, into run folder `out`."
     opts, executor = options or SimOptions(), None
     _check_places(out, mcp, world, ray, processes)
-    world = build_world(mcp, world, writes, facts, opts.world)
+    world = build_world(mcp, world, writes, facts, opts.world, roots)
     try:
         spec = _read_agent(tools_file, policy_file, getattr(world, "tools", None))
         from whilelab.axes import default_axes
@@ -445,6 +451,9 @@ def _run_parser(sub):
     r.add_argument("--writes", action="store_true",
                    help="let the calls that write reach the --mcp server (on copies of the folders it names) or a "
                         "--world factory that takes writes= (functions over a state always get them, on a copy)")
+    r.add_argument("--root", action="append", default=[], metavar="DIR",
+                   help="a directory the --mcp server works on, copied for each rollout with --writes (default: the "
+                        "directories its arguments name); repeatable")
     r.add_argument("--fact", action="append", default=[], metavar="NAME=VALUE",
                    help="a value the person may give for parameter NAME that no schema tells (a repository path); "
                         "repeatable")
@@ -498,7 +507,7 @@ def main(argv=None  # the arguments (default: the command line)
         elif a.cmd == "run":
             run(a.tools, a.policy, a.out, _run_options(a), ray=a.ray, processes=a.processes, agent=a.agent, user=a.user,
                 writer=a.writer, judge=a.judge, mcp=a.mcp, facts=_facts(a.fact, a.mcp or a.world), world=a.world,
-                writes=a.writes)
+                writes=a.writes, roots=a.root)
         elif a.cmd == "options": print(options_toml(), end="") if a.toml else print_options()
         elif a.cmd == "schema": print(json.dumps(ROW_SCHEMA, indent=2))
     except (ValueError, FileNotFoundError, TypeError, ImportError, StoreBusy, BackendError, RuntimeError) as e:
