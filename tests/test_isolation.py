@@ -55,7 +55,8 @@ def make_db(path: Path) -> Path:
         CREATE TABLE jobs (job_id TEXT PRIMARY KEY, rider_id TEXT, bike TEXT, state TEXT, quote REAL);
         INSERT INTO riders VALUES ('R100', 'Ines Ruiz', '555-0101'), ('R101', 'Karl Berg', '555-0102'),
                                   ('R102', 'Ola Nowak', '555-0103');
-        INSERT INTO jobs VALUES ('J1000', 'R100', 'road', 'waiting', 80.0), ('J1001', 'R101', 'gravel', 'waiting', 45.5),
+        INSERT INTO jobs VALUES ('J1000', 'R100', 'road', 'waiting', 80.0),
+                                ('J1001', 'R101', 'gravel', 'waiting', 45.5),
                                 ('J1002', 'R102', 'city', 'done', 30.0), ('J1003', 'R100', 'city', 'waiting', 12.0);""")
     con.close()
     return path
@@ -143,7 +144,8 @@ def test_git_server_writes_reach_only_each_rollouts_copy(repo):
     server = ["-m", "mcp_server_git", "--repository", str(repo)]
     with MCPWorld(sys.executable, server, writes=True, facts={"repo_path": str(repo)}) as git:
         spec = AgentSpec("git", git.tools, "Help with the user's git repository.")
-        axes = agent_axes(spec).restrict("tool", ["git_commit", "git_add", "git_status"]).restrict("condition", ["ok", "timeout"])
+        axes = agent_axes(spec).restrict("tool", ["git_commit", "git_add", "git_status"])
+        axes = axes.restrict("condition", ["ok", "timeout"])
         sim = simulate(None, None, spec.policy, ONCE, world=git, axes=axes, progress=False)
         pgid = _pid_in(git.server.pidfile)
     assert checksum(repo) == before                                  # every file, .git included, as it was

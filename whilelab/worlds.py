@@ -4,8 +4,8 @@
 
 # %% ../nbs/16_worlds.ipynb #c39bea86
 from __future__ import annotations
-import asyncio, atexit, copy, ctypes, hashlib, inspect, json, os, queue, shutil, signal, sqlite3, subprocess, tempfile, threading, time
-import typing, warnings, weakref
+import asyncio, atexit, copy, ctypes, hashlib, inspect, json, os, queue, shutil, signal, sqlite3, subprocess
+import tempfile, threading, time, typing, warnings, weakref
 
 from pathlib import Path
 from typing import Annotated
@@ -234,12 +234,12 @@ class FunctionWorld:
     "Your tools' implementations over your own state: their answers, your state's hash."
     def __init__(self,
                  functions,                  # each `f(state, **arguments)`, named as its tool, typed and documented
-                 state,                      # a dict of tables (any JSON-like value), or an SQLite path, URL or connection
+                 state,                      # a dict of tables (any JSON value), or SQLite: a path, URL or connection
                  tables: dict | None = None, # entity -> key of a table of records by id in `state` (default: found)
                  facts: dict | None = None,  # parameter -> values a person may give for it, that no schema can guess
                  name: str = "functions",    # what a row's calls say answered them
                  options: WorldOptions | None = None,   # `server_timeout_s`: how long one call may take
-                 effects: dict | None = None):          # tool -> 'read' or 'write', where the guess from its words is wrong
+                 effects: dict | None = None):          # tool -> 'read' or 'write', where the guess is wrong
         self.functions, self.tools = {f.__name__: f for f in functions}, [tool_of(f) for f in functions]
         for t in self.tools: t.effect = _effect_of(t, effects or {}, self.functions)
         self.state, self.name, self.facts = _as_state(state), name, dict(facts or {})
@@ -418,6 +418,8 @@ async def call(self: _Server,
 @patch
 def close(self: _Server):
     "End the session (the server exits), then its whole process group, whatever state the session is in."
+    if self not in _Server.live: return          # closed already (a writes world closes its lister early)
+    _Server.live.discard(self)
     if not self.loop.is_closed() and self.loop.is_running():
         async def end():
             if self.stop is not None: self.stop.set(); await asyncio.wait([self.held], timeout=self.grace)
@@ -426,7 +428,6 @@ def close(self: _Server):
         finally: self.loop.call_soon_threadsafe(self.loop.stop)
     _end_group(_pid_in(self.pidfile), self.grace)
     Path(self.pidfile).unlink(missing_ok=True)
-    _Server.live.discard(self)
 
 # %% ../nbs/16_worlds.ipynb #b49bf733
 def _pid_in(pidfile: str) -> int | None:
@@ -461,11 +462,16 @@ def _said(self: _Server) -> str:
     return f" The server said: {tail}" if tail else ""
 
 # %% ../nbs/16_worlds.ipynb #2c47cdcb
+_LAUNCHERS = ("python", "python3", "node", "npx", "uvx", "uv", "bun", "bunx", "deno", "docker", "pipx")   # run a server
+
 def _server_name(command: str, args) -> str:
-    "A short name for a server: the module after `-m`, else the first argument that is not a flag, else the program."
-    a = [str(x) for x in args]
+    """A short name for a server: the module after `-m`; for a launcher (python, npx ...) the first argument that is
+    neither a flag nor a directory it serves; else the program."""
+    a, prog = [str(x) for x in args], Path(command).name
     if "-m" in a[:-1]: return a[a.index("-m") + 1]
-    return Path(next((x for x in a if not x.startswith("-")), command)).stem
+    if not any(prog == x or prog.startswith(x + ".") or prog.startswith("python3") for x in _LAUNCHERS):
+        return Path(command).stem
+    return Path(next((x for x in a if not x.startswith("-") and not os.path.isdir(x)), command)).stem
 
 # %% ../nbs/16_worlds.ipynb #211c15a1
 def _either(obj, *names):
@@ -609,7 +615,8 @@ def _listed_records(self: MCPWorld) -> dict | None:
         try: said = result_of(run_sync(self.server.call(t["name"], {})), self.name)
         except Exception: continue          # a tool that cannot answer bare is no source of records
         if said["status"] == "ok":
-            for e, recs in records_in(swap_paths(said["payload"], self._shared_back()), hint).items(): found.setdefault(e, {}).update(recs)
+            for e, recs in records_in(swap_paths(said["payload"], self._shared_back()), hint).items():
+                found.setdefault(e, {}).update(recs)
     return found or None
 
 # %% ../nbs/16_worlds.ipynb #c6c0a3fe
