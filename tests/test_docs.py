@@ -44,7 +44,7 @@ def test_the_site_reads_in_a_browser(site):
             assert not page.locator(".jp-InputPrompt").first.is_visible()   # no empty `In [ ]:` prompts
             assert page.locator(".md-footer__link--next").count() == 1    # previous/next links
             page.goto(f"http://127.0.0.1:{port}/16_worlds.html", wait_until="networkidle")
-            table = page.locator("table").filter(has_text="what they work on: a dict of tables")
+            table = page.locator("table").filter(has_text="a dict of tables (any JSON value), or SQLite")
             assert table.count() == 1 and "dict | None" in table.inner_text()   # FunctionWorld's parameters, as a table
             page.goto(f"http://127.0.0.1:{port}/14_widgets.html", wait_until="networkidle")
             body = page.inner_text("body")
