@@ -297,6 +297,10 @@ def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
         if word in n: return pool[int(rng.integers(len(pool)))]
     return o.words[int(rng.integers(len(o.words)))]
 
+# %% ../nbs/04_world.ipynb #7194cef9
+# an id is a prefix (digits in it too: 'BP-2026-014', a year inside a permit's id) and the digits it ends with
+_ID_SHAPE = re.compile(r"(.*\D)?(\d+)")
+
 # %% ../nbs/04_world.ipynb #262f21db
 def _id_format(examples: list,  # example ids from the tools' descriptions
                entity: str,     # whose ids
@@ -307,8 +311,8 @@ def _id_format(examples: list,  # example ids from the tools' descriptions
     digits as `room` needs ('D1' leaves room for nine ids only)."""
     prefix, nd = entity[:1].upper(), digits
     for ex in examples:
-        m = re.fullmatch(r"([^0-9]*)([0-9]+)", str(ex).strip())
-        if m: prefix, nd = m.group(1), min(len(m.group(2)), digits + 3); break
+        m = _ID_SHAPE.fullmatch(str(ex).strip())
+        if m: prefix, nd = m.group(1) or "", min(len(m.group(2)), digits + 3); break
     while 9 * 10 ** (nd - 1) < room: nd += 1    # nd digits, no leading zero: 9 * 10**(nd-1) ids
     return prefix, nd
 
@@ -331,8 +335,8 @@ def id_shapes(self: Schema,
     held = self.__dict__.setdefault("_shapes", {})      # a world's tables are read once
     if entity not in held:
         ids = [*self.id_examples.get(entity, []), *self.records.get(entity, {})]
-        shaped = [re.fullmatch(r"([^0-9]*)([0-9]+)", str(x).strip()) for x in ids]
-        found = [(m.group(1), len(m.group(2))) for m in shaped if m]
+        shaped = [_ID_SHAPE.fullmatch(str(x).strip()) for x in ids]
+        found = [(m.group(1) or "", len(m.group(2))) for m in shaped if m]
         held[entity] = list(dict.fromkeys([self.id_format(entity), *found]))
     return held[entity]
 
