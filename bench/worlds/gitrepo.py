@@ -3,7 +3,7 @@
 `make_repo(dir)` creates it (three commits on `main`, a `draft-programme` branch, an uncommitted change and an
 untracked file); `POLICY` is the assistant's policy; `server_args(repo)` starts the server.
 """
-import subprocess, sys
+import os, subprocess, sys
 from pathlib import Path
 
 POLICY = """# Choir librarian's git assistant
@@ -15,9 +15,12 @@ POLICY = """# Choir librarian's git assistant
 - If a git command fails, report the error as it was given; never claim a commit was made.
 """
 
+DATE = "2026-11-02T10:00:00+00:00"   # fixed, so the repository (and its commit ids) are the same every time
+
 def _git(repo, *args):
+    env = {**os.environ, "GIT_AUTHOR_DATE": DATE, "GIT_COMMITTER_DATE": DATE}
     subprocess.run(["git", "-C", str(repo), "-c", "user.name=Choir Librarian", "-c", "user.email=librarian@choir.test",
-                    *args], check=True, capture_output=True)
+                    *args], check=True, capture_output=True, env=env)
 
 def make_repo(d) -> Path:
     "Create the choir's repository in `d` (a new folder) and return it."
