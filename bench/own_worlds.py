@@ -215,7 +215,9 @@ def main():
         print(f"{'':8} cells {m['cells']}, {m['seconds']:.1f} s, stopped: {m['stopped']}, errors {m['errors']}, "
               f"pass rate {m['pass_rate']}, world answered ok {m['world_ok_all']} of all its calls"
               + (f"; left: {m['procs_left'] + m['orphans']}" if procs else ""))
-    print("\nall targets met" if ok_all else "\nSOME TARGETS MISSED")
+    print("\ncost: rollouts / (plan cells x phrasings x samples); ok-rate: calls in exists/ok cells the user's world "
+          "answered ok, of those it answered; silent: exists/ok rows with no call to it")
+    print("all targets met" if ok_all else "SOME TARGETS MISSED")
 
 if __name__ == "__main__":
     main()
