@@ -5,6 +5,14 @@ from pathlib import Path
 
 os.environ["WHILELAB_CACHE"] = "off"   # set on import, before any fixture of any scope plays a rollout
 
+# Property tests: CI runs a fixed sample (derandomized), so a green run never depends on what a random search found that
+# day. Before a stop, explore widely: `WHILELAB_EXAMPLES=2000 python -m pytest tests -k "props or schemas or bad_input"`
+# (the `explore` profile: random, more examples); every case it finds becomes an explicit example test.
+from hypothesis import settings as _hypothesis
+_hypothesis.register_profile("ci", derandomize=True, print_blob=True)
+_hypothesis.register_profile("explore", derandomize=False, print_blob=True)
+_hypothesis.load_profile("explore" if "WHILELAB_EXAMPLES" in os.environ else "ci")
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 HAVE_CHROMIUM = Path(CHROMIUM).exists()
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",

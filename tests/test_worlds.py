@@ -122,7 +122,9 @@ def note_taker(messages, tools):
 @pytest.mark.parametrize("writes", [False, True])
 def test_a_server_written_with_the_sdk_gets_only_reads_unless_told(tmp_path, writes):
     (tmp_path / "notes.py").write_text(NOTES_SERVER)
-    with MCPWorld(sys.executable, [str(tmp_path / "notes.py")], writes=writes) as notes:
+    # the notes live in the server's memory: a fresh server per rollout is isolation enough, which `setup` vouches for
+    fresh = (lambda folder: []) if writes else None
+    with MCPWorld(sys.executable, [str(tmp_path / "notes.py")], writes=writes, setup=fresh) as notes:
         assert notes.read_only == {"list_notes"} and notes.name == "mcp:notes"
         sim = simulate(note_taker, None, "Keep the user's notes.", ONCE, world=notes, progress=False)
     ok = [r for r in sim.rows if r["cell"]["condition"] == "ok" and len(r["calls"]) == 2]
@@ -133,7 +135,7 @@ def test_a_server_written_with_the_sdk_gets_only_reads_unless_told(tmp_path, wri
         assert add.get("by") == ("mcp:notes" if writes else None)          # not sent: the sandbox answered the write
         seen = json.loads([m for m in r["messages"] if m["role"] == "tool"][-1]["content"])["notes"]
         assert ("buy milk" in seen) == writes                              # only a write that reached the server shows
-    assert all((r["reference_hash"] is None) == writes for r in sim.rows)  # writes to the server: no state to hash
+    assert all((r["reference_hash"] is None) == writes for r in sim.rows)  # state in the server's memory: unknown
     ends = {x["reason"] for r in sim.rows for x in r["rules"] if x["rule"] == "end_state"}
     assert ("the world shows no state, so there is no end state to check" in ends) == writes
 
@@ -202,3 +204,36 @@ def test_the_cli_passes_facts_to_a_server(repo, tmp_path):
     bad = subprocess.run(["whilelab", "run", "--tools", "t.json", "--fact", "repo_path", "--policy", "policy.md"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "is not NAME=VALUE" in bad.stderr
+
+
+MEMBERS_SERVER = textwrap.dedent('''
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+    server = MCPServer("club", log_level="CRITICAL")
+    members = {"K-0031": {"member_id": "K-0031", "name": "Tove Aalto", "plan": "weekday"},
+               "K-0047": {"member_id": "K-0047", "name": "Ruben Sosa", "plan": "full"}}
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def list_members() -> dict:
+        """Every member of the climbing club."""
+        return {"members": list(members.values())}
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def get_member(member_id: str) -> dict:
+        """A member's plan. member_id: the member's id, such as 'K-0031'"""
+        if member_id not in members: raise KeyError(f"no member {member_id}")
+        return members[member_id]
+
+    server.run()
+''')
+
+
+def test_the_person_knows_the_records_a_servers_list_tools_show(tmp_path):
+    "No tables given: the records come from the server's own read tools, so the ids a person gives are real ones."
+    (tmp_path / "club.py").write_text(MEMBERS_SERVER)
+    with MCPWorld(sys.executable, [str(tmp_path / "club.py")]) as club:
+        assert set(club.tables()["member"]) == {"K-0031", "K-0047"}
+        sim = simulate(None, None, "Tell members about their plan.", ONCE, world=club, progress=False)
+    asked = [c for r in sim.rows if r["cell"]["world"] == "exists" and r["cell"]["condition"] == "ok"
+             for c in r["calls"] if c["tool"] == "get_member" and c.get("by") == "mcp:club"]
+    assert asked and sum(c["status"] == "ok" for c in asked) >= 0.9 * len(asked)

@@ -15,15 +15,17 @@ __all__ = ['STANCES', 'WORLD_STATES', 'CONDITIONS', 'HISTORY', 'NO_RULE', 'Claus
 
 # %% ../nbs/01_axes.ipynb #87fdde0d
 _NORMATIVE = re.compile(r"\b(must|should|shall|never|always|only|cannot|can't|can not|do not|don't|not allowed|"
-                        r"need(s)? to|ha(ve|s) to|required?|may not|refuse|deny|forbidden|before|at most|at least|"
+                        r"needs?|ha(ve|s) to|requires?|required|may not|refuse|deny|forbidden|prohibited|before|at most|at least|"
+                        r"ask first|mandatory|not permitted|permitted only|"
                         r"if and only if|unless|escalate|transfer|confirm|"
                         r"muss|müssen|musst|soll|sollst|sollen|darf|dürfen|niemals|nie|immer|nur|nicht|kein|keine|stets|bevor|"   # de
+                        r"braucht|benötigt|erforderlich|notwendig|"
                         # fr
-                        r"doit|doivent|jamais|toujours|seulement|interdit|avant|"
+                        r"doit|doivent|jamais|toujours|seulement|interdit|avant|faut|nécessite|exige|obligatoire|"
                         # es
-                        r"debe|deben|nunca|siempre|solo|prohibido|antes)\b"
+                        r"debe|deben|nunca|siempre|solo|prohibido|antes|necesita|requiere|obligatorio|hay que)\b"
                         r"|必须|不得|不要|禁止|应该|应当|只能|需要|务必|切勿|不能|不可|确认|之前|"                                   # zh
-                        r"しなければ|してはいけない|必ず|禁止|確認", re.I)
+                        r"しなければ|してはいけない|必ず|禁止|確認|必要", re.I)
 # a clause that opens with one of these is an instruction even without a modal: "Verify the user."
 _IMPERATIVES = set(("verify ask confirm check make ensure use tell inform explain offer provide collect obtain deny refuse decline greet " "apologize apologise avoid keep follow treat respond reply answer try do be give let help call " "contact escalate transfer " "send notify record log remind validate authenticate identify look find get search list read " "cancel refund update " "change modify create book return exchange remove delete add set issue submit place reset edit " "write post apply " "please stay limit include mention state repeat wait hand route direct encourage suggest recommend consult say").split())
 _STOP = {"the", "a", "an", "you", "to", "of", "and", "or", "if", "it", "is", "be", "that", "this", "in", "on",
@@ -268,6 +270,9 @@ def _rule_values(policy: str, include_facts: bool, opts: AxesOptions) -> dict:
     spread over the policy."""
     cl = policy_clauses(policy)
     rules = [c for c in cl if include_facts or c.kind == "rule"]
+    if rules and len(rules) < len(cl):     # a rule read as a fact would go untested without a word: say which
+        _left_off([c for c in cl if c not in rules], "read as statements of fact (include_facts=True tests them too)",
+                  opts)
     if not rules and cl:
         warnings.warn(f"the policy has no rules, only {len(cl)} statements of fact: the rule axis tests those",
                       stacklevel=3); rules = cl
@@ -278,16 +283,37 @@ def _rule_values(policy: str, include_facts: bool, opts: AxesOptions) -> dict:
     if len(rules) > opts.max_rules:
         warnings.warn(f"the policy has {len(rules)} rules; the rule axis keeps {opts.max_rules}, spread evenly over it "
                       f"(AxesOptions(max_rules=...) to change)", stacklevel=3)
-        rules = [rules[i * len(rules) // opts.max_rules] for i in range(opts.max_rules)]
+        kept = [rules[i * len(rules) // opts.max_rules] for i in range(opts.max_rules)]
+        _left_off([c for c in rules if c not in kept], f"beyond max_rules={opts.max_rules}", opts)
+        rules = kept
     return {c.id: c.text for c in rules}
+
+# %% ../nbs/01_axes.ipynb #e96ce009
+def _conditions(faults) -> dict:
+    "The condition axis' values: 'ok' and the fault modes `faults` (None: all); a mode no world plays is refused."
+    if faults is None: return dict(CONDITIONS)
+    if isinstance(faults, str): faults = (faults,)   # ("timeout") is a string, not a tuple
+    unknown = [f for f in faults if f not in CONDITIONS or f == "ok"]
+    if unknown:
+        raise ValueError(f"WorldOptions.faults names {unknown}, no fault mode a world plays. Fix: use some of "
+                         f"{[c for c in CONDITIONS if c != 'ok']}")
+    return {c: v for c, v in CONDITIONS.items() if c == "ok" or c in faults}
+
+# %% ../nbs/01_axes.ipynb #e58b59e8
+def _left_off(clauses: list, why: str, opts: AxesOptions):
+    "Warn that `clauses` are left off the rule axis, and `why`, each named by its first words."
+    said = "; ".join(repr(" ".join(c.text.split()[: opts.warn_words]) + " ...") for c in clauses)
+    warnings.warn(f"{len(clauses)} clause(s) of the policy left off the rule axis, {why}: {said}", stacklevel=4)
 
 # %% ../nbs/01_axes.ipynb #3ce50589
 def default_axes(tools,                            # the agent's tools, any format
                  policy: str,                      # its policy text, any language; may be empty
                  include_facts: bool = False,      # put statements of fact on the rule axis too
-                 opts: AxesOptions | None = None   # `max_rules`
+                 opts: AxesOptions | None = None,  # `max_rules`
+                 faults=None                       # the fault modes the world plays (`WorldOptions.faults`; None: all)
                 ) -> Axes:
-    "The six default axes for an agent with `tools` and `policy`; read-only tools never meet a write conflict."
+    """The six default axes for an agent with `tools` and `policy`; the condition axis is 'ok' and the world's
+    `faults`; read-only tools never meet a write conflict."""
     ts = as_tools(tools)
     if not ts: raise ValueError("an agent needs at least one tool. Fix: pass tools=[...] (functions or tool dicts)")
     axes = Axes([Axis("tool", {t.name: t.description for t in ts}, "the tool the situation needs"),
@@ -295,10 +321,11 @@ def default_axes(tools,                            # the agent's tools, any form
                       "the policy clause the situation puts to the test"),
                  Axis("stance", STANCES, "how the simulated person behaves"),
                  Axis("world", WORLD_STATES, "the state of the records the request touches"),
-                 Axis("condition", CONDITIONS, "how the tool behaves when called"),
+                 Axis("condition", _conditions(faults), "how the tool behaves when called"),
                  Axis("history", HISTORY, "what came before this conversation"),])
     for t in ts:
-        if t.effect == "read": axes = axes.forbid(tool=t.name, condition="write_conflict")
+        if t.effect == "read" and "write_conflict" in axes["condition"].values:
+            axes = axes.forbid(tool=t.name, condition="write_conflict")
     return axes
 
 # %% ../nbs/01_axes.ipynb #e32bb67c

@@ -31,7 +31,9 @@ def _print_run(sim, out, seconds):
         calls = [c for r in sim.rows for c in r["calls"]]
         print(f"world {sim.world} answered {sum(c.get('by') == sim.world for c in calls)} of {len(calls)} tool calls "
               "(the rest: the sandbox's refusals, planned faults and writes not sent)")
-    print(f"reached the reference end state: {s['reached_reference']:.1%}")
+    reached, unknown = s["reached_reference"], s["end_state_unknown"]
+    print("reached the reference end state: " + ("unknown (the world shows no state)" if reached is None else
+          f"{reached:.1%}" + (f" of the {s['rollouts'] - unknown} rows whose world shows it" if unknown else "")))
     print(f"delivered pairwise coverage (from faults that fired): {s['delivered_pairs']} = "
           f"{s['delivered_fraction']:.1%}")
     if s["batches"] is not None:

@@ -57,20 +57,45 @@ class _WorldRecords:
                                     "hashing the state costs microseconds", lo=2)
     id_digits: int = _d(4, "ids like #W1042: readable, and 10,000 possibilities make a guessed id almost never real",
                         lo=1)
+    id_room: int = _d(10, "an id space holds at least ten times the ids a world draws (an example such as 'D1' "
+                          "gets more digits): a drawn id is taken less than one time in ten", lo=1)
+    id_draws: int = _d(64, "ids drawn before a crowded space is searched for a free one instead: at one in ten taken, "
+                           "64 draws all taken never happens in practice, and the search always ends", lo=1)
     owner_words: tuple = _d(("user", "customer", "account", "member", "client", "passenger"),
-                            "entities a person proves who they are with; the other records belong to one of them")
-    statuses: tuple = _d(("pending", "processed", "delivered", "cancelled"),
-                         "the order lifecycle most support domains share (tau-bench retail uses exactly these four)")
+                            "a hint only: names of the entity a person proves who they are with, used when the world "
+                            "does not show it (no lookup finds it by who a person is, no records point to it)")
+    identifying_words: tuple = _d(("email", "phone", "mobile", "zip", "postal", "postcode", "birth", "dob",
+                                   "birthdate", "birthday", "surname", "firstname", "lastname", "fullname"),
+                                  "words of a parameter that say who a person is (a lookup finds them by these): "
+                                  "what the person gives from their own record")
+    name_parts: tuple = _d(("full", "first", "last", "given", "family", "middle"),
+                           "what may stand before `_name` in a parameter naming a person (full_name), not a thing "
+                           "(product_name)")
+    statuses: tuple = _d((), "an override: the statuses of every entity's records, the first the one writes act on; "
+                             "empty: the world's own (the values in its records, status enums in its schemas, the "
+                             "states its tools' descriptions name: 'Cancel a booked appointment')")
+    fallback_statuses: tuple = _d(("pending", "processed", "delivered", "cancelled"),
+                                  "the statuses of a world that names none of its own, or only some of these: an "
+                                  "order lifecycle many support domains share (tau-bench retail uses these four)")
+    not_statuses: tuple = _d(("existing", "given", "specified", "selected", "named", "listed", "associated",
+                              "related", "following", "matching", "corresponding", "remaining"),
+                             "words that stand before an entity in a description without naming its state "
+                             "('an existing order')")
     start_date: str = _d("2024-01-01", "a fixed year, so no world depends on the day it was built")
     date_span_days: int = _d(365, "dates spread over one year", lo=1)
+    moved_days: tuple = _d((1, 15), "a new date a person asks a write for (a new start) lies one to two weeks from "
+                                    "the one the record holds: a plausible change, in the world's own format")
     amount_range: tuple = _d((5.0, 500.0), "typical retail order totals in USD; wide enough to cross a $200 "
                                            "escalation rule")
     ambiguous_matches: int = _d(2, "an ambiguous world has two records matching what the person says: the least "
                                    "that is ambiguous", lo=2)
-    status_after: tuple = _d((("cancel", "cancelled"), ("return", "return requested"),
+    status_after: tuple = _d((), "an override: (verb, status) pairs, the status a write sets by the verb its tool's "
+                                 "name starts with; empty: the world's own status the verb names (cancel -> "
+                                 "cancelled or canceled, close -> closed)")
+    status_hints: tuple = _d((("cancel", "cancelled"), ("return", "return requested"),
                               ("exchange", "exchange requested"), ("refund", "refunded")),
-                             "the status a write sets, by the verb its tool's name starts with (tau-bench retail's "
-                             "statuses)")
+                             "the status a write sets when the world has none its verb names (tau-bench retail's: "
+                             "a return is requested, not done)")
 
 # %% ../nbs/04_defaults.ipynb #5e154f5f
 @dataclass(frozen=True)
@@ -122,8 +147,14 @@ class _WorldFaults:
                        "lost-update conflicts)")
     stop_faults: tuple = _d(("denied",), "faults the careful path does not retry: a permission error does not "
                                          "go away, so the reference end state is the unchanged one")
-    server_timeout_s: float = _d(30.0, "how long a world you bring (an MCP server) may take to answer before "
-                                       "the call counts as timed out: a common HTTP client default", lo=0.0)
+    server_timeout_s: float = _d(30.0, "how long a world you bring (an MCP server, your function) may take to "
+                                       "answer before the call counts as timed out: a common HTTP client default",
+                                 lo=0.0)
+    end_grace_s: float = _d(5.0, "how long a hung call's thread or a closing server's processes get to end before "
+                                 "they are ended by force (the MCP SDK gives a server 2 s, then 2 s more)", lo=0.0)
+    warn_ok_below: float = _d(0.2, "a world you bring that answers fewer of its calls ok than this is probably broken "
+                                   "(a wrong state, a failing import): the run says so instead of looking green",
+                              lo=0.0, hi=1.0)
 
 # %% ../nbs/04_defaults.ipynb #82f0c576
 @named
@@ -139,6 +170,8 @@ class AxesOptions:
     max_rules: int = _d(48, "a pairwise plan grows with its two largest axes: 48 rules x 8 conditions is about 400 "
                             "cells, a few minutes offline; a longer policy is sampled evenly over its sections, "
                             "with a warning", lo=1)
+    warn_words: int = _d(8, "words of a clause a warning quotes when the clause is left off the rule axis: enough to "
+                            "find it in the policy", lo=1)
 
 # %% ../nbs/04_defaults.ipynb #7580228f
 @named

@@ -9,7 +9,7 @@ import numpy as np
 from fastcore.basics import patch
 from .core import rng_for, content_words, BOILERPLATE
 from .defaults import RolloutOptions
-from .world import _id_entity, _id_format
+from .world import _id_entity, _field
 from .rollout import assistant_msg, user_msg, person_leaves, Ctx
 
 # %% auto #0
@@ -132,15 +132,17 @@ def ids_in(text: str,    # what the person said
           ) -> list:
     """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, or whole
     numbers."""
-    prefix, nd = _id_format(schema.id_examples.get(entity, []), entity, schema.o.id_digits)
-    if entity in schema.int_ids: return [int(x) for x in _ids_pattern("", nd, True).findall(text)]
-    return _ids_pattern(prefix, nd, False).findall(text)
+    shapes = tuple(schema.id_shapes(entity))   # the shape drawn ids take, and the world's own ids' shapes
+    if entity in schema.int_ids: return [int(x) for x in _ids_pattern(shapes, True).findall(text)]
+    return _ids_pattern(shapes, False).findall(text)
 
 # %% ../nbs/12_models.ipynb #516ec188
 @functools.lru_cache(maxsize=None)   # a handful of id shapes per tool set, searched on every turn
-def _ids_pattern(prefix: str, digits: int, whole_numbers: bool) -> re.Pattern:
-    if whole_numbers: return re.compile(rf"(?<![\w#.$@-])\d{{{digits}}}(?![\w-]|\.\d)")
-    return re.compile(rf"(?<![\w@.$]){re.escape(prefix)}\d{{{digits}}}(?![\w-]|\.\d)")
+def _ids_pattern(shapes: tuple, whole_numbers: bool) -> re.Pattern:
+    "Ids of any of `shapes` ((prefix, digits) pairs; whole numbers: the digits alone), not inside a longer word."
+    alt = "|".join(rf"\d{{{n}}}" if whole_numbers else rf"{re.escape(p)}\d{{{n}}}" for p, n in shapes)
+    if whole_numbers: return re.compile(rf"(?<![\w#.$@-])(?:{alt})(?![\w-]|\.\d)")
+    return re.compile(rf"(?<![\w@.$])(?:{alt})(?![\w-]|\.\d)")
 
 # %% ../nbs/12_models.ipynb #353f48f4
 @functools.lru_cache(maxsize=None)
@@ -195,6 +197,8 @@ def _lookups(schema) -> tuple[list, str | None]:
     return schema._lookups
 
 # %% ../nbs/12_models.ipynb #dda8ac1d
+_NOT_FOUND = re.compile(r"not found|no such|does not exist|doesn't exist|KeyError|LookupError|\bno [a-z]+ \S*\d", re.I)
+
 def _err(p) -> str:
     return "the reply was unreadable" if p is None else str(p.get("error", "unknown error")) if isinstance(p, dict) else str(p)
 
@@ -240,15 +244,22 @@ def _verify(self: ScriptedAgent, text: str, emails: list, hist, ncall: int, targ
     "(the lookup call or a question to send first, or None; the person's verified id, or None)."
     schema = ctx.schema
     lookups, by_email = _lookups(schema)
+    said = lambda p, s: emails[-1] if "email" in p and emails else said_value(text, p, s)   # 'My email is ...'
     by_other = next((n for n in lookups if n != by_email     # the person gave name and zip instead of an email
-                     and all(said_value(text, p, schema.tools[n].params[p]) is not None
-                             for p in schema.tools[n].required)), None)
-    lookup = by_email if emails or not by_other else by_other
+                     and all(said(p, schema.tools[n].params[p]) is not None for p in schema.tools[n].required)), None)
+    lookup = by_email if by_email and (emails or not by_other) else by_other or (lookups[0] if lookups else None)
     if not lookup or target == lookup: return None, None
     if lookup == by_email and not emails:
         return assistant_msg("Before I can help, I need to verify your account. What is the email address on it?"), None
     lt = schema.tools[lookup]
-    largs = {p: emails[-1] if lookup == by_email else said_value(text, p, lt.params[p]) for p in lt.required}
+    asked = ctx.cache.setdefault("asked", set())
+    unsaid = [p for p in lt.required if said(p, lt.params[p]) is None and p not in asked]
+    if lookup != by_email and unsaid:      # who they are, in the lookup's terms: each asked once, then on without
+        asked.add(unsaid[0])
+        what = unsaid[0].replace("_", " ")
+        return assistant_msg(f"Before I can help, I need to verify who you are. What is your {what}?"), None
+    if lookup != by_email and any(said(p, lt.params[p]) is None for p in lt.required): return None, None
+    largs = {p: emails[-1] if lookup == by_email else said(p, lt.params[p]) for p in lt.required}
     state, res = _need(hist, lookup, largs)
     if state == "call": return _call(lookup, largs, ncall), None
     if state == "failed":
@@ -291,7 +302,8 @@ def _id_argument(self: ScriptedAgent, p: str, s: dict, ent: str, text: str, veri
     "(a question, or None; the id for `p`: the verified person's own, else the last one said, or the flaw's)."
     if ent == ctx.schema.owner and verified: val = verified
     else:
-        ids = [i for i in ids_in(text, ent, ctx.schema) if i != verified]
+        said = ids_in(text, ent, ctx.schema)
+        ids = [i for i in said if i != verified] or said   # the person's own id, unless tables number alike (visit 1)
         val = ids[-1] if ids else None
     if flaw == "invents_id":
         val = f"#W{int(rng_for(ctx.seed, 'invent', *ctx.key).integers(1000, 9999))}"; ctx.cache["flaw_used"] = True
@@ -330,7 +342,7 @@ def _report(self: ScriptedAgent, target: str, state: str, res, ctx, flaw) -> dic
     if flaw == "claims_success_after_fault":
         ctx.cache["flaw_used"] = True
         return self._final("All set: your request went through.", None, res)
-    if "not found" in err:
+    if _NOT_FOUND.search(err):    # a sandbox's 'not found', a function's KeyError('no appointment A205')
         return self._final(f"I could not find that record ({err}). Could you double-check the id?", flaw, res, ctx)
     if res is not None and not _retryable(res):
         return self._final(f"I'm sorry, I can't do that: {err}.", flaw, res, ctx)
@@ -386,6 +398,15 @@ def _by_name(self: TemplateUser, ctx) -> bool:
     "Whether the situation is finding the person by name and zip, so they give those, not their email."
     goal = ctx.schema.tools[ctx.situation.goal["tool"]]
     return ctx.schema.role[goal.name]["kind"] == "lookup" and not any("email" in p for p in goal.params)
+
+# %% ../nbs/12_models.ipynb #6195ebc0
+@patch
+def _own(self: TemplateUser, ctx, p: str):
+    "What the person's own record in the situation's world holds for `p` (their date of birth, phone ...), or None."
+    box = ctx.situation.world
+    owner = box.schema.owner
+    rec = box.records.get(owner, {}).get(ctx.situation.know.get(f"{owner}_id"), {})
+    return _field(p, rec, box.options, owner)
 
 # %% ../nbs/12_models.ipynb #bb5d6929
 @patch
@@ -450,6 +471,10 @@ async def respond(self: TemplateUser,
         want = ctx.situation.know.get(f"{k}_id", ctx.situation.know.get(f"{k}_ids", rid if k == ent else None)) if k else rid
         want = want[0] if isinstance(want, list) and want else want
         return user_msg(f"It's {want}. {_details_text(ctx.situation.goal['details'])}" if want is not None else "I don't have an id.")
+    who = re.search(r"what is your ([a-z ]+?)\?", last)
+    if who:        # who they are, as the world holds it: their own record
+        v = self._own(ctx, who.group(1).replace(" ", "_"))
+        return user_msg(f"{who.group(1).capitalize()}: {v}." if v is not None else "I don't know that, sorry.")
     if last.endswith("?"): return user_msg(_details_text(ctx.situation.goal["details"]) or "That's all I know.")
     return None
 

@@ -4,13 +4,14 @@
 
 # %% ../nbs/05_rollout.ipynb #c5858f5e
 from __future__ import annotations
-import asyncio, contextlib, inspect, json, time, typing, warnings, weakref
+import asyncio, contextlib, datetime as dt, inspect, json, re, time, typing, warnings, weakref
 from fastcore.basics import patch
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, derive_seed, rng_for, redact, run_sync
 from .defaults import RolloutOptions, WorldOptions
-from .world import Sandbox, Schema, Faulty, values_in, _synth, _id_entity
+from .world import Sandbox, Schema, Faulty, values_in, _synth, _id_entity, _field, _identifying, _type_ok
+from .world import _is_name, _words, _BIRTH
 
 # %% auto #0
 __all__ = ['as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_leaves', 'assistant_msg', 'tool_msg',
@@ -64,10 +65,43 @@ def _known_id(box, entity: str, know: dict, s: dict, rng):
     pick = pool[int(rng.integers(len(pool)))]
     return [pick] if s.get("type") == "array" else pick
 
+# %% ../nbs/05_rollout.ipynb #ae8a4590
+def _as_param(v, s: dict):
+    "`v` in the type of parameter schema `s` (a number as text where text is asked), or None where it does not fit."
+    t = s.get("type")
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and t == "string": v = str(v)
+    if isinstance(v, str) and t == "integer" and v.isdigit(): v = int(v)
+    if v is None or ("enum" in s and v not in s["enum"]): return None
+    return v if _type_ok(v, t) else None
+
+# %% ../nbs/05_rollout.ipynb #5ee4ca98
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+def _moved(v: str, rng, o: WorldOptions) -> str:
+    "ISO date (or date-time) `v` moved a few days on (`o.moved_days`), in the same format."
+    day = dt.date.fromisoformat(v[:10]) + dt.timedelta(days=int(rng.integers(*o.moved_days)))
+    return day.isoformat() + v[10:]
+
+# %% ../nbs/05_rollout.ipynb #b5b395b4
+def _held(p: str, s: dict, role: dict, own: dict, at: dict, schema, rng=None):
+    """What the world's records hold for parameter `p`: the person's own record for who they are (and for all a lookup
+    asks), the record at stake for what a read asks; None where neither does (a write's new value is drawn)."""
+    o, owner, kind = schema.o, schema.owner, role["kind"]
+    # a write's zip, email or phone is the new one; a name or a date of birth it asks for is who they are
+    who = _is_name(p, o, owner) or bool(_BIRTH & set(_words(p))) if kind == "write" else _identifying(p, o, owner)
+    if kind == "lookup" or who: return _as_param(_field(p, own, o, owner), s)
+    if kind != "write": return _as_param(_field(p, at, o), s)
+    now = _field("_".join(w for w in _words(p) if w != "new"), at, o)      # new_start: the record's starts_at, moved
+    return _as_param(_moved(now, rng, o), s) if isinstance(now, str) and _ISO_DAY.match(now) else None
+
 # %% ../nbs/05_rollout.ipynb #f2bab94b
 def _details(box, t: Tool, role: dict, know: dict, facts: dict, seed: int, sid: str) -> dict:
-    "What the person will say for each required parameter of `t` the world does not settle; ids they know go to `know`."
-    details = {}
+    """What the person will say for each required parameter of `t` the world does not settle, from its records where
+    they hold it; ids they know go to `know`."""
+    details, owner = {}, box.schema.owner
+    own = box.records.get(owner, {}).get(know.get(f"{owner}_id"), {})   # who the person is, as the world holds it
+    e = box.schema.entity_at_stake(t.name)
+    at = box.records.get(e, {}).get(know.get(f"{e}_id"), {}) if e and e != owner else {}   # none when it is missing
     for p in t.required:
         if p in know: continue
         if p in facts:                           # a value no schema tells (a repository's path): the person knows it
@@ -76,8 +110,8 @@ def _details(box, t: Tool, role: dict, know: dict, facts: dict, seed: int, sid: 
         if _id_entity(p) in box.records:         # another record the request needs (a payment method): its id
             know[p] = _known_id(box, _id_entity(p), know, t.params[p], rng_for(seed, "detail", sid, p)); continue
         if p.endswith("_id") or p.endswith("_ids"): continue
-        own = box.records.get(box.schema.owner, {}).get(know.get(f"{box.schema.owner}_id"), {})
-        if role["kind"] == "lookup" and p in own: details[p] = own[p]; continue   # finding themselves by name and zip
+        held = _held(p, t.params[p], role, own, at, box.schema, rng_for(seed, "detail", sid, p))
+        if held is not None: details[p] = held; continue    # their own name and date of birth; the record's date
         details[p] = _synth(p, t.params[p], rng_for(seed, "detail", sid, p), box.options, t.input_schema)
     return details
 
@@ -85,10 +119,14 @@ def _details(box, t: Tool, role: dict, know: dict, facts: dict, seed: int, sid: 
 def _reference(world, t: Tool, role: dict, args: dict, condition: str, stop_faults) -> str | None:
     "The end state a careful agent reaches: the write done with `args` on a copy of `world` (None if it shows none)."
     ideal = world.fork()
-    if (role["kind"] == "write" and all(p in args for p in t.required) and condition not in stop_faults
-            and ideal.state_hash() is not None):    # a world that cannot show its state has no reference end state
-        ideal.call(t.name, args)
-    return ideal.state_hash()
+    try:
+        if (role["kind"] == "write" and all(p in args for p in t.required) and condition not in stop_faults
+                and ideal.state_hash() is not None):    # a world that cannot show its state has no reference end state
+            done = ideal.call(t.name, args)
+            if inspect.isawaitable(done): run_sync(done)    # a world that answers over the wire (an MCP server)
+        return ideal.state_hash()
+    finally:
+        if hasattr(ideal, "release"): ideal.release()    # its own server and copy, if it started them
 
 # %% ../nbs/05_rollout.ipynb #993f7990
 def situation_from_cell(cell: dict,                       # a plan cell: axis -> value
@@ -514,7 +552,9 @@ async def play(ctx: Ctx,                  # which rollout: the situation, phrasi
             going = messages[-1]["role"] == "tool" or await person(turns)
     except Exception as e:
         error = redact(f"{type(e).__name__}: {e}")
-    return _row(ctx, agent, run_id, box, messages, calls, rec, error, t0)
+    try: return _row(ctx, agent, run_id, box, messages, calls, rec, error, t0)
+    finally:
+        if hasattr(box, "release"): box.release()      # a server and files of this rollout's own: gone with it
 
 # %% ../nbs/05_rollout.ipynb #100bc34a
 async def merged(*streams):
@@ -546,7 +586,8 @@ async def play_all(jobs,                  # (situation, phrasing, sample) triple
                    run_id: str            # the run the rows belong to
                   ):
     "Rows of `jobs` ((situation, phrasing, sample) triples) as they finish, at most `opts.concurrency` in flight."
-    schema, it = Schema(spec.tools), iter(jobs)
+    # the tools, read with the tables of a world you bring: who a person is, and the shapes of the ids it holds
+    schema, it = Schema(spec.tools, records=jobs[0][0].world.schema.records if len(jobs) else None), iter(jobs)
     async def worker():                  # `play` turns backend failures into rows: an exception here is a bug, and surfaces
         for s, p, k in it:
             yield await play(Ctx(s, p, k, seed, spec, schema, opts=opts), agent, user, opts, run_id)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_simulate.ipynb #a7aefbbb
 from __future__ import annotations
-import dataclasses, json
+import collections, dataclasses, json, warnings
 from dataclasses import dataclass
 from fastcore.basics import patch
 from pathlib import Path
@@ -19,8 +19,8 @@ from .rollout import (situation_from_cell, rollouts, delivered_cell, RowStore, r
 from .models import ScriptedAgent, TemplateUser
 
 # %% auto #0
-__all__ = ['NOT_IN_ROWS', 'Simulation', 'reward_tensor', 'grade_summary', 'usage_by_role', 'row_options', 'simulate', 'save',
-           'load']
+__all__ = ['NOT_IN_ROWS', 'Simulation', 'world_answers', 'reward_tensor', 'grade_summary', 'usage_by_role', 'row_options',
+           'simulate', 'save', 'load']
 
 # %% ../nbs/13_simulate.ipynb #4235cb96
 @dataclass
@@ -47,6 +47,25 @@ def rewards(self: Simulation) -> xr.Dataset | None:
     "Reward tensor (situation, phrasing, sample) with axis values as coordinates; `None` until rows are graded."
     return reward_tensor(self.rows, self.situations, self.options) if any(r.get("reward") is not None for r in self.rows) else None
 
+# %% ../nbs/13_simulate.ipynb #c1ed816a
+def world_answers(rows: list  # rollout rows
+                 ) -> dict:
+    """How the world you brought answered (the calls a row says it answered, `by`): how many, how many ok, and its most
+    common error."""
+    said = [(c, m) for r in rows for c, m in zip(r["calls"], [m for m in r["messages"] if m["role"] == "tool"])
+            if c.get("by") not in (None, "sandbox")]
+    errors = collections.Counter(str(m.get("content"))[:160] for c, m in said if c["status"] != "ok")
+    return {"world_calls": len(said), "world_ok": sum(c["status"] == "ok" for c, _ in said),
+            "world_top_error": errors.most_common(1)[0][0] if errors else None}
+
+# %% ../nbs/13_simulate.ipynb #29e3b761
+def _end_states(rows: list) -> dict:
+    """The share of rows that ended in the reference state, over the rows whose world shows its state (None if none
+    does: unknown is never counted as reached), and how many rows could not be checked."""
+    known = [r for r in rows if r["reference_hash"] is not None and r["state_hash_after"] is not None]
+    reached = round(float(np.mean([r["state_hash_after"] == r["reference_hash"] for r in known])), 4) if known else None
+    return {"reached_reference": reached, "end_state_unknown": len(rows) - len(known)}
+
 # %% ../nbs/13_simulate.ipynb #00197e62
 @patch
 def summary(self: Simulation) -> dict:
@@ -56,8 +75,7 @@ def summary(self: Simulation) -> dict:
             "rollouts": len(rows), "errors": sum(r["error"] is not None for r in rows),
             "signatures": len({r["signature"] for r in rows}), "faults_fired": sum(len(r["faults"]) for r in rows),
             "flawed": sum(r.get("flaw") is not None for r in rows),
-            "reached_reference": round(float(np.mean([r["state_hash_after"] == r["reference_hash"] for r in rows])),
-                                       4) if rows else None,
+            **_end_states(rows), **world_answers(rows),
             "delivered_pairs": f"{self.coverage.attrs['pairs_covered']}/{self.coverage.attrs['pairs_planned']}",
             "delivered_fraction": round(float(self.coverage.attrs["fraction"]), 4),
             "batches": int(self.history.sizes["batch"]) if self.history is not None else None,
@@ -134,12 +152,19 @@ def _spec_of(tools, policy, world) -> AgentSpec:
                          "tools, policy)")
     return AgentSpec("agent", tools, policy)
 
+# %% ../nbs/13_simulate.ipynb #96f15e94
+def _world_print(world) -> str:
+    "What identifies a world you bring in a run id: its name, its state's hash and its tools' code, where it has them."
+    name = getattr(world, "name", type(world).__name__)
+    fingerprint = getattr(world, "fingerprint", None)
+    return name if fingerprint is None else f"{name}:{fingerprint()}"
+
 # %% ../nbs/13_simulate.ipynb #5063b9ee
 def _run_id(spec: AgentSpec, axes: Axes, opts: SimOptions, agent, user, world) -> str:
     "A hash of everything that can change the rows: a rerun resumes only the same run."
     name = lambda x: getattr(x, "name", type(x).__name__)
     return "r" + stable_hash(spec.policy_version, axes.levels, axes.constraints, row_options(opts), name(agent),
-                             getattr(agent, "sampling", {}), name(user), *([name(world)] if world is not None else []),
+                             getattr(agent, "sampling", {}), name(user), *([_world_print(world)] if world is not None else []),
                              n=10)
 
 # %% ../nbs/13_simulate.ipynb #6b0b5d47
@@ -178,6 +203,16 @@ def _checked_options(options, world, executor) -> SimOptions:
                          "Fix: drop executor=, or world= to play on the cluster")
     return opts
 
+# %% ../nbs/13_simulate.ipynb #c70b56a2
+def _checked_axes(axes, opts: SimOptions):
+    "`axes` as given, after refusing a condition the world does not play (`opts.world.faults`): it would fail mid-run."
+    if axes is None or "condition" not in axes: return axes
+    extra = [c for c in axes["condition"].levels if c != "ok" and c not in opts.world.faults]
+    if extra:
+        raise ValueError(f"the condition axis holds {extra}, which WorldOptions.faults={opts.world.faults} leaves out. "
+                         f"Fix: axes.restrict('condition', ...) or default_axes(..., faults=options.world.faults)")
+    return axes
+
 # %% ../nbs/13_simulate.ipynb #81d2acf9
 def _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world) -> tuple:
     """(rows, situations, search history, why it stopped, undeliverable cells, the stored rows' order): the search, or
@@ -199,7 +234,7 @@ def simulate(agent=None,                      # the agent under test (default: t
              options: SimOptions | None = None, # strength, phrasings, samples, seed, rollout and search options
              *,
              user=None,                       # the simulated person (default: `TemplateUser`)
-             axes: Axes | None = None,        # axes to plan over (default: `default_axes(tools, policy)`)
+             axes: Axes | None = None,        # axes to plan over (default: `default_axes`, conditions from options.world)
              judge=None,  # grades every row, in the search or after the plan is played (default: `RuleJudge`)
              writer=None,                     # drafts situations for the writer arms (default: `TemplateWriter`)
              out=None,                        # run folder: rows stream there and a second call resumes
@@ -214,7 +249,7 @@ def simulate(agent=None,                      # the agent under test (default: t
     agent = ScriptedAgent(flaw_rate=opts.rollout.flaw_rate) if agent is None else agent
     user = TemplateUser(opts.rollout) if user is None else user
     if judge is not None: check_judge_family(judge, [getattr(agent, "family", "") or ""], opts.grade)   # before play
-    axes = axes or default_axes(spec.tools, spec.policy)
+    axes = _checked_axes(axes, opts) or default_axes(spec.tools, spec.policy, faults=opts.world.faults)
     plan = covering_array(axes, strength=opts.strength, seed=opts.seed)
     run_id = _run_id(spec, axes, opts, agent, user, world)
     *played, order = _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world)
@@ -223,7 +258,17 @@ def simulate(agent=None,                      # the agent under test (default: t
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
                      getattr(world, "name", type(world).__name__) if world is not None else "sandbox")
     if out is not None: save(sim, out, order, graded_in_store)
+    _warn_if_broken(sim.summary(), opts.world)
     return sim
+
+# %% ../nbs/13_simulate.ipynb #e64f02fc
+def _warn_if_broken(summary: dict, o: WorldOptions):
+    "Say so when the world you brought answered (almost) nothing ok: a run on a broken world must not look green."
+    calls, ok = summary["world_calls"], summary["world_ok"]
+    if calls and ok < o.warn_ok_below * calls:
+        warnings.warn(f"your world ({summary['world']}) answered {ok} of its {calls} calls ok; the most common answer: "
+                      f"{summary['world_top_error']}. Fix: check the state you pass and your tools' implementations",
+                      stacklevel=3)
 
 # %% ../nbs/13_simulate.ipynb #187de7b0
 def save(sim: Simulation,     # what `simulate` returned

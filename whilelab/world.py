@@ -7,7 +7,7 @@ __all__ = ['SHALLOW_KEYS', 'FAULTS', 'values_in', 'Schema', 'Sandbox', 'check_ar
            'call', 'conform', 'prepare', 'valid_args', 'World', 'Faulty']
 
 # %% ../nbs/04_world.ipynb #90389b30
-import ast, copy, datetime as dt, functools, inspect, json, math, operator, re, typing
+import ast, collections, copy, datetime as dt, functools, inspect, json, math, operator, re, typing
 from fastcore.basics import patch
 from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for, LazyRng
 from .defaults import WorldOptions
@@ -33,15 +33,59 @@ def _example_values(desc: str) -> list[str]:
     "Example values quoted in a description: such as '#W0000000', e.g. 'ABC'."
     return re.findall(r"(?:such as|e\.g\.?|like|for example)[:,]?\s+['\"`]([^'\"`]+)['\"`]", desc or "", re.I)
 
+# %% ../nbs/04_world.ipynb #9ca6cb8f
+_WHOLE = {"firstname": ["first", "name"], "lastname": ["last", "name"], "fullname": ["full", "name"],
+          "surname": ["last", "name"], "givenname": ["first", "name"], "familyname": ["last", "name"]}
+
+def _words(name: str) -> list:
+    "The words of a parameter or field name, a name written as one word split: 'lastName' -> ['last', 'name']."
+    ws = re.split(r"[_\W]+", re.sub(r"(?<=[a-z])(?=[A-Z])", "_", str(name)).lower())
+    return [x for w in ws if w for x in _WHOLE.get(w, [w])]
+
+# %% ../nbs/04_world.ipynb #195afa85
+def _is_name(p: str, o: WorldOptions, entity: str | None = None) -> bool:
+    "Whether `p` names a person: name, full_name, first_name, patient_name (entity `patient`), not product_name."
+    ws = _words(p)
+    return bool(ws) and ws[-1] == "name" and all(w in o.name_parts or w == entity for w in ws[:-1])
+
+# %% ../nbs/04_world.ipynb #1024d3d2
+_FINDS = ("find", "lookup", "search", "identify", "verify", "by")   # a tool that finds a record by what is said of it
+_BIRTH = {"birth", "dob", "birthdate", "birthday"}   # words of a field that holds a date of birth
+
+def _identifying(p: str, o: WorldOptions, entity: str | None = None) -> bool:
+    "Whether parameter `p` says who a person is: a name, an email, a phone, a date of birth, a zip code ..."
+    return _is_name(p, o, entity) or any(w in o.identifying_words for w in _words(p))
+
+# %% ../nbs/04_world.ipynb #d3e8c91e
+def _field(p: str, rec: dict, o: WorldOptions, entity: str | None = None):
+    """The value record `rec` holds for parameter `p`, matched by name: the field itself; a person's name from name,
+    full_name or first and last; a date of birth from dob ...; a field of the same words (phone -> phone_number)."""
+    if not rec: return None
+    if p in rec: return rec[p]
+    ws = _words(p)
+    if _is_name(p, o, entity):
+        names = {tuple(_words(k)[:-1]): v for k, v in rec.items() if isinstance(v, str) and _is_name(k, o, entity)}
+        first, last = names.get(("first",)) or names.get(("given",)), names.get(("last",)) or names.get(("family",))
+        full = names.get(("full",)) or names.get(()) or names.get((entity,))
+        full = full or (f"{first} {last}" if first and last else None)
+        if ws[:-1] in (["first"], ["given"]): return first or (full.split()[0] if full else None)
+        if ws[:-1] in (["last"], ["family"]): return last or (full.split()[-1] if full else None)
+        return names.get(tuple(ws[:-1])) if ws[:-1] == ["middle"] else full
+    if _BIRTH & set(ws): return next((v for k, v in rec.items() if _BIRTH & set(_words(k))), None)
+    stem = lambda n: {w.rstrip("s") for w in _words(n)}      # starts_at holds a start
+    same = [k for k in sorted(rec) if not _id_entity(k) and _words(k) and (stem(p) <= stem(k) or stem(k) <= stem(p))]
+    return rec[same[0]] if same else None
+
 # %% ../nbs/04_world.ipynb #92e2ebb6
 class Schema:
     "What a set of tools says about the world: entities, their fields, owners, and each tool's role."
     def __init__(self,
-                 tools,                                  # the tools, any format
-                 options: WorldOptions = WorldOptions()  # pools, numbers and fault modes
+                 tools,                                   # the tools, any format
+                 options: WorldOptions = WorldOptions(),  # pools, numbers and fault modes
+                 records: dict | None = None              # entity -> {id: record}: a world's own tables, if it has any
                 ):
         self.tools = {t.name: t for t in as_tools(tools)}
-        self.o = options
+        self.o, self.records = options, records or {}
         self.entities: dict[str, dict] = {}            # entity -> {field: schema}
         self.id_examples: dict[str, list] = {}         # entity -> example ids from descriptions
         self.role: dict[str, dict] = {}                # tool -> {kind, entity, id_param, needs_status, sets_status}
@@ -56,17 +100,22 @@ class Schema:
                     self.id_examples.setdefault(e, []).extend(_example_values(s.get("description", "")))
                     kind = s.get("items", {}).get("type") if s.get("type") == "array" else s.get("type")
                     id_types.setdefault(e, set()).add(kind)
+        named = {w for t in self.tools.values() for w in _words(t.name)}
+        pointed = {_id_entity(k) for e, c in self._columns().items() for k in c if _id_entity(k) != e}
+        for e in self.records:     # a table of the world's that the tools find (find_applicant) or records point to
+            if e in named or e + "s" in named or e in pointed: self.entities.setdefault(e, {})
         # user_id: integer everywhere
         self.int_ids = {e for e, k in id_types.items() if k == {"integer"}}
         # integer here, string there
         self.digit_ids = {e for e, k in id_types.items() if "integer" in k and len(k) > 1}
-        owners = [e for e in self.entities if any(w in e for w in self.o.owner_words)]
-        self.owner = owners[0] if owners else None
+        self.owner = self._owner()
         for t in self.tools.values():
             self.role[t.name] = r = self._role(t)
             if r["entity"]:
                 for p, s in t.params.items():
                     if p != r["id_param"] and not _id_entity(p): self.entities[r["entity"]].setdefault(p, s)
+        self.statuses = {e: self._statuses(e) for e in self.entities}   # entity -> its statuses, the world's own
+        for t in self.tools.values(): self.role[t.name].update(self._status_role(t, self.role[t.name]))
 
 # %% ../nbs/04_world.ipynb #4b6e22f4
 @patch
@@ -80,21 +129,128 @@ def _role(self: Schema, t: Tool) -> dict:
             if _id_entity(p) in words: entity = _id_entity(p)
     id_param = f"{entity}_id" if entity and f"{entity}_id" in t.params else None
     kind = t.effect
-    identifies = any(p in ("email", "name", "first_name", "last_name", "zip", "phone") or "email" in p for p in t.required)
-    if kind == "read" and not id_param and self.owner and not entity and identifies and any(w in words for w in ("find", "lookup", "search", "identify")):
+    identifies = any(_identifying(p, self.o, entity) for p in t.required)
+    finds = any(w in words for w in _FINDS)
+    if kind == "read" and not id_param and self.owner and not entity and identifies and finds:
         # find_customer(email), find_user_id_by_name_zip(...); not search_direct_flight(origin, ...)
         entity = self.owner
     # (a world with no owner has no lookups)
     if kind == "read" and self.owner and entity == self.owner and not id_param and identifies: kind = "lookup"
     child = next((_singular(w) for w in words if _singular(w) in self.entities and _singular(w) != entity), None)
-    needs = next((s for s in self.o.statuses if s in words), None)
-    if needs is None and entity:
-        m = re.search(rf"\b({'|'.join(self.o.statuses)})\s+{entity}", t.description.lower())
+    # the statuses a write needs and sets are the world's: filled in once they are known (`_status_role`)
+    return dict(kind=kind, entity=entity, id_param=id_param, child=child, needs_status=None, sets_status=None)
+
+# %% ../nbs/04_world.ipynb #27108d66
+@patch
+def _columns(self: Schema) -> dict:
+    "entity -> the fields of the world's records (its first record's: a table's records share them)."
+    return {e: next(iter(t.values()), {}) if isinstance(t, dict) and t else {} for e, t in self.records.items()}
+
+# %% ../nbs/04_world.ipynb #a744cd78
+@patch
+def _finds(self: Schema, t: Tool) -> str | None:
+    "The entity a read tool finds by who a person is (find_patient(full_name, date_of_birth)); None for other tools."
+    words = _words(t.name)
+    e = next((e for e in self.entities if e in words or e + "s" in words), None)
+    if t.effect != "read" or e is None or not t.required or not any(w in words for w in _FINDS): return None
+    if any(_id_entity(p) for p in t.required): return None
+    # all of it says who, and more than a bare name (find_book(name) finds a thing)
+    who = all(_identifying(p, self.o, e) for p in t.required) and any(_words(p) != ["name"] for p in t.required)
+    return e if who else None
+
+# %% ../nbs/04_world.ipynb #1dce8143
+@patch
+def _owner(self: Schema) -> str | None:
+    """The identity entity: the one a lookup finds by who a person is, else the one the world's other records point to
+    (`patient_id` in appointments) and that holds who a person is, else one an owner word names (a hint)."""
+    found, cols = {self._finds(t) for t in self.tools.values()}, self._columns()
+    pointed = collections.Counter(_id_entity(k) for e, c in cols.items() for k in c if _id_entity(k) not in (None, e))
+    def says(e):
+        who = any(_identifying(k, self.o, e) for k in cols.get(e, {}))
+        return (e in found, pointed[e] > 0 and who, any(w in e for w in self.o.owner_words), pointed[e])
+    best = max(self.entities, key=says, default=None)     # ties: the first entity the tools name
+    return best if best is not None and any(says(best)) else None
+
+# %% ../nbs/04_world.ipynb #6c48f6a3
+@patch
+def status_field(self: Schema,
+                 entity: str   # whose status
+                ) -> str:
+    "The field that holds `entity`'s status in the world's records (status, state, visit_status); 'status' if none."
+    first = next(iter(self.records.get(entity, {}).values()), {})
+    return next((k for k in first if k in ("status", "state") or k.endswith("_status")), "status")
+
+# %% ../nbs/04_world.ipynb #72d6a95e
+@patch
+def _enum_states(self: Schema, e: str) -> list:
+    "The statuses of `e` its tools' schemas list: an enum on a status parameter or output field of a tool about `e`."
+    out = []
+    for t in self.tools.values():
+        r = self.role[t.name]
+        if (r["child"] if r["entity"] == self.owner and r["child"] else r["entity"]) != e: continue
+        props = {**t.params, **((t.output_schema or {}).get("properties") or {})}
+        for p, s in props.items():
+            if isinstance(s, dict) and _words(p)[-1:] in (["status"], ["state"]) and isinstance(s.get("enum"), list):
+                out += [v for v in s["enum"] if isinstance(v, str) and v not in out]
+    return out
+
+# %% ../nbs/04_world.ipynb #63ad3ca1
+@patch
+def _named_states(self: Schema, e: str, known) -> list:
+    "States of `e` that its tools name before it: 'Cancel a booked appointment', cancel_pending_order."
+    alts = "|".join([re.escape(s) for s in known] + [r"[a-z]+(?:ed|ing)"])
+    out = []
+    for t in self.tools.values():
+        if self.role[t.name]["entity"] != e: continue
+        text = " ".join(_words(t.name)) + " " + t.description.lower()
+        for m in re.finditer(rf"\b({alts})\s+{re.escape(e)}", text):
+            if m.group(1) not in self.o.not_statuses and m.group(1) not in out: out.append(m.group(1))
+    return out
+
+# %% ../nbs/04_world.ipynb #c05dbff0
+@patch
+def _verb_status(self: Schema, verb: str, sts) -> str | None:
+    """The status a write whose name starts with `verb` sets: the override's (`status_after`), else the world's status
+    the verb names (cancel -> canceled, close -> closed), else the hint's (`status_hints`)."""
+    if verb in dict(self.o.status_after): return dict(self.o.status_after)[verb]
+    stem = verb[:-1] if verb.endswith("e") else verb
+    def named(s):    # cancelled, canceled, closed, "return requested"; not `settled` for set
+        w = (re.split(r"[\s_-]+", s) or [""])[0]
+        return w == verb or (len(stem) >= 3 and w.startswith(stem) and len(w) - len(stem) <= 3)
+    return next((s for s in sts if named(s)), None) or dict(self.o.status_hints).get(verb)
+
+# %% ../nbs/04_world.ipynb #356a261e
+@patch
+def _statuses(self: Schema, e: str) -> tuple:
+    """`e`'s statuses, the most common first: the override; else the world's own (its records' values, its schemas'
+    enums, the states its tools name); else the fallback's, with any state the tools name."""
+    o = self.o
+    if o.statuses: return tuple(o.statuses)
+    sf = self.status_field(e)
+    counts = collections.Counter(r.get(sf) for r in self.records.get(e, {}).values() if isinstance(r.get(sf), str))
+    own = [s for s, _ in sorted(counts.items(), key=lambda kv: -kv[1])]
+    own += [s for s in self._enum_states(e) if s not in own]
+    named = [s for s in self._named_states(e, own or o.fallback_statuses) if s not in own]
+    if own: return tuple(own + named)
+    if not set(named) <= set(o.fallback_statuses):   # the tools name states of their own: those, where writes lead
+        writes = [re.split(r"[_\W]+", t.name.lower())[0] for t in self.tools.values()
+                  if self.role[t.name]["entity"] == e and self.role[t.name]["kind"] == "write"]
+        out = list(dict.fromkeys(named + [s for v in writes if (s := self._verb_status(v, named))]))
+        if len(out) >= 2: return tuple(out)
+    return tuple(dict.fromkeys(list(o.fallback_statuses) + named))
+
+# %% ../nbs/04_world.ipynb #7bbf6e0c
+@patch
+def _status_role(self: Schema, t: Tool, r: dict) -> dict:
+    "The status write `t` needs (one of its entity's, that its name or description gives) and the one it sets."
+    e, sts = r["entity"], self.statuses.get(r["entity"], ())
+    words = re.split(r"[_\W]+", t.name.lower())
+    needs = next((s for s in sts if s in words), None)
+    if needs is None and e and sts:
+        m = re.search(rf"\b({'|'.join(map(re.escape, sts))})\s+{re.escape(e)}", t.description.lower())
         needs = m.group(1) if m else None
-    verb = words[0] if words else ""
-    sets = dict(self.o.status_after).get(verb)
-    return dict(kind=kind, entity=entity, id_param=id_param, child=child,
-                needs_status=needs if kind == "write" else None, sets_status=sets)
+    return {"needs_status": needs if r["kind"] == "write" else None,
+            "sets_status": self._verb_status(words[0] if words else "", sts)}
 
 # %% ../nbs/04_world.ipynb #6670f326
 @patch
@@ -135,19 +291,71 @@ def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
     return o.words[int(rng.integers(len(o.words)))]
 
 # %% ../nbs/04_world.ipynb #262f21db
-def _id_format(examples: list, entity: str, digits: int):
-    "(prefix, digits) for ids of `entity`: from an example such as '#W0000000', else the entity's initials."
+def _id_format(examples: list,  # example ids from the tools' descriptions
+               entity: str,     # whose ids
+               digits: int,     # digits when no example says (`WorldOptions.id_digits`)
+               room: int = 0    # ids the space must hold: its digits grow until it does
+              ) -> tuple:
+    """(prefix, digits) for ids of `entity`: from an example such as '#W0000000', else the entity's initial; as many
+    digits as `room` needs ('D1' leaves room for nine ids only)."""
+    prefix, nd = entity[:1].upper(), digits
     for ex in examples:
         m = re.fullmatch(r"([^0-9]*)([0-9]+)", str(ex).strip())
-        if m: return m.group(1), min(len(m.group(2)), digits + 3)
-    return entity[:1].upper(), digits
+        if m: prefix, nd = m.group(1), min(len(m.group(2)), digits + 3); break
+    while 9 * 10 ** (nd - 1) < room: nd += 1    # nd digits, no leading zero: 9 * 10**(nd-1) ids
+    return prefix, nd
+
+# %% ../nbs/04_world.ipynb #2305d1ce
+@patch
+def id_format(self: Schema,
+              entity: str   # whose ids
+             ) -> tuple:
+    """(prefix, digits) of `entity`'s ids: its examples' shape, with room for `id_room` times the ids a world draws
+    (the same for every sandbox of these tools, so an id the person says is read back whole)."""
+    ex = self.id_examples.get(entity, [])
+    return _id_format(ex, entity, self.o.id_digits, self.o.id_room * (self.o.records_per_entity + len(set(ex)) + 1))
+
+# %% ../nbs/04_world.ipynb #c832d3fa
+@patch
+def id_shapes(self: Schema,
+              entity: str   # whose ids
+             ) -> list:
+    "Every (prefix, digits) an id of `entity` may have here: the shape drawn ids take, its examples', its records'."
+    held = self.__dict__.setdefault("_shapes", {})      # a world's tables are read once
+    if entity not in held:
+        ids = [*self.id_examples.get(entity, []), *self.records.get(entity, {})]
+        shaped = [re.fullmatch(r"([^0-9]*)([0-9]+)", str(x).strip()) for x in ids]
+        found = [(m.group(1), len(m.group(2))) for m in shaped if m]
+        held[entity] = list(dict.fromkeys([self.id_format(entity), *found]))
+    return held[entity]
 
 # %% ../nbs/04_world.ipynb #7955f4c5
 def _new_id(entity: str, rng, schema, o: WorldOptions):
-    "A fresh id for `entity`: an integer where the schemas say so (`user_id: integer`), else prefix and digits."
-    prefix, nd = _id_format(schema.id_examples.get(entity, []), entity, o.id_digits)
-    n = int(rng.integers(10 ** (nd - 1), 10 ** nd))
+    "A drawn id for `entity`: an integer where the schemas say so (`user_id: integer`), else prefix and digits."
+    prefix, nd = schema.id_format(entity)
+    return _shaped(entity, schema, prefix, int(rng.integers(10 ** (nd - 1), 10 ** nd)))
+
+# %% ../nbs/04_world.ipynb #d991e531
+def _shaped(entity: str, schema, prefix: str, n: int):
+    "Number `n` as an id of `entity`: itself where the schemas type the id as an integer, else text with `prefix`."
     return n if entity in schema.int_ids else str(n) if entity in schema.digit_ids else f"{prefix}{n}"
+
+# %% ../nbs/04_world.ipynb #05b5e050
+def _fresh_id(entity: str, rng, schema, o: WorldOptions, taken):
+    """An id of `entity` that is none of `taken`: drawn from the seed; where draws keep hitting taken ids, the next free
+    one after a drawn start, in a space grown by a digit while it is full. Always returns."""
+    taken = {str(x) for x in taken}
+    for _ in range(o.id_draws):
+        x = _new_id(entity, rng, schema, o)
+        if str(x) not in taken: return x
+    prefix, nd = schema.id_format(entity)
+    while True:        # a free id lies within len(taken) + 1 steps of any start, or the space is full
+        lo, hi = 10 ** (nd - 1), 10 ** nd
+        start = int(rng.integers(lo, hi))
+        for k in range(min(hi - lo, len(taken) + 1)):
+            x = _shaped(entity, schema, prefix, lo + (start - lo + k) % (hi - lo))
+            if str(x) not in taken: return x
+        nd += 1
 
 # %% ../nbs/04_world.ipynb #d5484c67
 def _rid(records: dict, x):
@@ -241,10 +449,10 @@ class Sandbox:
             if t is None:
                 raise ValueError(f"effects names unknown tool {name!r}. Fix: use one of {[t.name for t in ts]}")
             t = copy.copy(t); t.effect = eff; ts = [t if x.name == name else x for x in ts]
-        self.schema, self.seed = Schema(ts, o), seed
+        self.schema, self.seed = Schema(ts, o, records), seed
         self.records = self._build()
         for e, table in (records or {}).items():
-            if e in self.records: self.records[e] = {i: {f"{e}_id": i, **r} for i, r in table.items()}
+            if e in self.records: self.records[e] = {i: dict(r) for i, r in table.items()}   # as the world keeps them
         self.known = values_in(records) if records else frozenset()   # a real value is never refused as an echo
         self.log, self.events, self.calls = [], [], {}
         self.faults = [self._check_fault(f) for f in faults]
@@ -265,8 +473,7 @@ def _build(self: Sandbox) -> dict:
         taken, recs[e] = set(sch.id_examples.get(e, [])), {}
         for i in range(o.records_per_entity):
             r = rng_for(self.seed, "record", e, i)
-            rid = _new_id(e, r, sch, o)
-            while rid in taken: rid = _new_id(e, r, sch, o)
+            rid = _fresh_id(e, r, sch, o, taken)
             taken.add(rid)
             person = people[i]
             rec = {f"{e}_id": rid}
@@ -276,7 +483,8 @@ def _build(self: Sandbox) -> dict:
                 rec.setdefault("name", f"{person['first']} {person['last']}")
                 rec.setdefault("email", _value("email", {}, rng_for(self.seed, "field", e, i, "email"), o, person))
             else:
-                rec["status"] = o.statuses[int(r.integers(len(o.statuses)))]
+                sts = sch.statuses.get(e) or ("",)     # its own statuses (none: an empty one, so draws stay aligned)
+                rec[sch.status_field(e)] = sts[int(r.integers(len(sts)))]
                 rec.setdefault("total", round(float(r.uniform(*o.amount_range)), 2))
                 if sch.owner: rec[f"{sch.owner}_id"] = list(recs[sch.owner])[int(r.integers(len(recs[sch.owner])))]
             recs[e][rid] = rec
@@ -627,9 +835,8 @@ def _lookup(self: Sandbox, e: str, recs: dict, args: dict) -> dict:
     "The id of the `e` record whose fields match `args` (several ids, said so, when more than one does)."
     keys = {p: v for p, v in args.items() if p in self.schema.entities.get(e, {}) or p in ("email", "name")}
     want = {p: _norm(v) for p, v in keys.items()}
-    hits = [r for r in recs[e].values() if want and all(_norm(r.get(p)) == v for p, v in want.items())]
-    if not hits: return _result("not_found", {"error": f"no {e} matches {keys}"}, True)
-    ids = [h[f"{e}_id"] for h in hits]
+    ids = [i for i, r in recs[e].items() if want and all(_norm(r.get(p)) == v for p, v in want.items())]
+    if not ids: return _result("not_found", {"error": f"no {e} matches {keys}"}, True)
     return _result("ok", {f"{e}_id": ids[0]} if len(ids) == 1 else {f"{e}_ids": ids, "note": "several records match"})
 
 # %% ../nbs/04_world.ipynb #4ad65a76
@@ -661,10 +868,11 @@ def _read(self: Sandbox, role: dict, recs: dict, rid: str, rec: dict) -> dict:
 def _write(self: Sandbox, t: Tool, role: dict, rid: str, rec: dict, args: dict) -> dict:
     "Change record `rid` as `t` does, if its status allows: the new record, or why not."
     e, need = role["entity"], role["needs_status"]
-    if need and rec.get("status") != need:
-        return _result("refused", {"error": f"{e} {rid} is {rec.get('status')}; {t.name} needs a {need} {e}"}, True)
+    sf = self.schema.status_field(e)
+    if need and rec.get(sf) != need:
+        return _result("refused", {"error": f"{e} {rid} is {rec.get(sf)}; {t.name} needs a {need} {e}"}, True)
     new = {**rec, **{p: v for p, v in args.items() if p != role["id_param"]}}
-    if role["sets_status"]: new["status"] = role["sets_status"]
+    if role["sets_status"]: new[sf] = role["sets_status"]
     self.records[e] = {**self.records[e], rid: new}
     self.log = self.log + [{"tool": t.name, "args": args}]
     return _result("ok", new)
@@ -715,27 +923,28 @@ def prepare(self,
     if owner:
         oid = sorted(self.records[owner])[int(rng.integers(len(self.records[owner])))]
         orec = self.records[owner][oid]
-        know.update({f"{owner}_id": oid, "email": orec.get("email"), "name": orec.get("name")})
+        name = _field("name", orec, self.options, owner)        # name, full_name, or first and last
+        know.update({f"{owner}_id": oid, "email": orec.get("email"), "name": name})
     if e and e != owner and e in self.records:
         mine = sorted(i for i, r in self.records[e].items() if not owner or r.get(f"{owner}_id") == know[f"{owner}_id"])
         rid = mine[0] if mine else sorted(self.records[e])[0]
         rec = dict(self.records[e][rid])
-        if owner: rec[f"{owner}_id"] = know.get(f"{owner}_id")
-        need = role.get("needs_status") or (self.options.statuses[0] if role.get("kind") == "write" else None)
-        if need and "status" in rec: rec["status"] = need
-        if world == "ineligible" and "status" in rec:
-            rec["status"] = next(s for s in self.options.statuses if s != need)
+        if f"{owner}_id" in rec: rec[f"{owner}_id"] = know.get(f"{owner}_id")   # theirs, where records say whose
+        sf, sts = sch.status_field(e), sch.statuses.get(e) or ()     # the world's own field and statuses
+        need = role.get("needs_status") or (sts[0] if role.get("kind") == "write" and sts else None)
+        if need and sf in rec: rec[sf] = need
+        if world == "ineligible" and sf in rec: rec[sf] = next((s for s in sts if s != need), rec[sf])
         self.records[e] = {**self.records[e], rid: rec}
         know[f"{e}_id"] = rid
-        if world == "missing":
-            fake = rid
-            while fake in self.records[e] or fake in sch.id_examples.get(e, []):
-                fake = _new_id(e, rng, sch, self.options)
-            know[f"{e}_id"] = fake
+        if world == "missing":     # an id the world lacks: none of its records', nor an example in the schema
+            know[f"{e}_id"] = _fresh_id(e, rng, sch, self.options, set(self.records[e]) | set(sch.id_examples.get(e, [])))
     if world == "ambiguous" and owner and len(self.records[owner]) > 1:
         others = [i for i in sorted(self.records[owner]) if i != know[f"{owner}_id"]][: self.options.ambiguous_matches - 1]
+        orec = self.records[owner][know[f"{owner}_id"]]
+        # who they say they are, in the world's own fields: a name, and a date of birth where it holds one
+        same = {k: v for k, v in orec.items() if _is_name(k, self.options, owner) or _BIRTH & set(_words(k))}
         for i in others:
-            self.records[owner] = {**self.records[owner], i: {**self.records[owner][i], "name": know["name"]}}
+            self.records[owner] = {**self.records[owner], i: {**self.records[owner][i], **same}}
     self._initial = {e: dict(r) for e, r in self.records.items()}
     self.hash_before = self.state_hash()
     return know
@@ -756,10 +965,11 @@ def valid_args(self,
         if pe in self.records:
             pool = sorted(self.records[pe])
             if p == role["id_param"] and role["needs_status"]:
-                pool = [i for i in pool if self.records[pe][i].get("status") == role["needs_status"]] or pool
-                if self.records[pe][pool[0]].get("status") != role["needs_status"]:
+                sf = self.schema.status_field(pe)
+                pool = [i for i in pool if self.records[pe][i].get(sf) == role["needs_status"]] or pool
+                if self.records[pe][pool[0]].get(sf) != role["needs_status"]:
                     self.records[pe] = {**self.records[pe],
-                                        pool[0]: {**self.records[pe][pool[0]], "status": role["needs_status"]}}
+                                        pool[0]: {**self.records[pe][pool[0]], sf: role["needs_status"]}}
             ids = pool[: max(1, int(rng.integers(*self.options.list_len_range)))]
             kind = s.get("items", {}).get("type") if s.get("type") == "array" else s.get("type")
             # digit-string ids, to a tool that types them as integers
@@ -767,7 +977,8 @@ def valid_args(self,
             args[p] = ids if s.get("type") == "array" else ids[0]
         elif role["kind"] == "lookup":
             rec = self.records[role["entity"]][sorted(self.records[role["entity"]])[0]]
-            args[p] = rec.get(p, _value(p, s, rng, self.options, {"first": "Mei", "last": "Chen"}))
+            held = _field(p, rec, self.options, role["entity"])
+            args[p] = held if held is not None else _value(p, s, rng, self.options, {"first": "Mei", "last": "Chen"})
         else: args[p] = _synth(p, s, rng, self.options, t.input_schema)
     return args
 Sandbox.valid_args = valid_args
@@ -813,7 +1024,7 @@ def call(self: Faulty,
     fault, _ = self._fire(name)
     if (early := _instead(fault, self.options)): return early
     stale_read = fault == "stale" and self.schema.role[name]["kind"] != "write"    # a stale write still writes
-    res = (self.before.fork() if stale_read else self.world).call(name, args)
+    res = (self.before if stale_read else self.world).call(name, args)
     if inspect.isawaitable(res): return _spoiled_later(res, fault, self.options)
     return _spoil(fault, res, self.options)
 
@@ -824,3 +1035,10 @@ def fork(self: Faulty) -> Faulty:
     new = copy.copy(self)
     new.world, new.events, new.calls = self.world.fork(), [], {}
     return new
+
+# %% ../nbs/04_world.ipynb #cf3a9b2d
+@patch
+def release(self: Faulty):
+    "Let go of what the wrapped world holds for this rollout (a server of its own, a copy of its files)."
+    for w in (self.world, self.before):
+        if hasattr(w, "release"): w.release()

@@ -4,20 +4,22 @@
 
 # %% ../nbs/16_worlds.ipynb #c39bea86
 from __future__ import annotations
-import asyncio, copy, inspect, json, tempfile, threading, typing
+import asyncio, atexit, copy, ctypes, hashlib, inspect, json, os, queue, shutil, signal, sqlite3, subprocess, tempfile, threading, time
+import typing, warnings, weakref
 
 from pathlib import Path
 from typing import Annotated
 from pydantic import Field
 from fastcore.basics import patch
-from .core import Tool, canonical_json, stable_hash, redact
+from .core import Tool, canonical_json, stable_hash, redact, run_sync
 
 from .defaults import WorldOptions
 from .world import _singular, _result
 
 # %% auto #0
-__all__ = ['STATE_PARAMS', 'tool_of', 'tables_in', 'FunctionWorld', 'result_of', 'MCPWorld', 'serve_mcp', 'find_user_id_by_email',
-           'get_user_details', 'get_order_details', 'cancel_pending_order', 'example_shop']
+__all__ = ['STATE_PARAMS', 'tool_of', 'tables_in', 'sqlite_copy', 'sqlite_dump', 'sqlite_tables', 'sqlite_records', 'call_within',
+           'FunctionWorld', 'result_of', 'records_in', 'roots_in', 'swap_paths', 'tree_hash', 'MCPWorld', 'serve_mcp',
+           'find_user_id_by_email', 'get_user_details', 'get_order_details', 'cancel_pending_order', 'example_shop']
 
 # %% ../nbs/16_worlds.ipynb #e63bd200
 STATE_PARAMS = ("state", "db", "data", "database")   # what a tool's implementation may call the state it works on
@@ -40,7 +42,9 @@ def tool_of(fn  # a typed Python function over the state
     if not params or params[0].name not in STATE_PARAMS:
         raise TypeError(f"{fn.__name__} must take the state first (named one of {STATE_PARAMS}), "
                         f"not {[p.name for p in params]}. Fix: def {fn.__name__}(db, ...)")
-    return Tool.from_function(_served(fn, None))
+    tool = Tool.from_function(_served(fn, None))
+    tool.fn = None      # the stand-in it was read from is no implementation (and could not be pickled)
+    return tool
 
 # %% ../nbs/16_worlds.ipynb #8f79e4e8
 def tables_in(state  # a dict of tables, each records by id
@@ -50,29 +54,267 @@ def tables_in(state  # a dict of tables, each records by id
     return {_singular(k): k for k, v in state.items()
             if isinstance(v, dict) and v and all(isinstance(r, dict) for r in v.values())}
 
+# %% ../nbs/16_worlds.ipynb #072412c6
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_PATH_ENDINGS = (".db", ".sqlite", ".sqlite3", ".db3", ".json", ".csv", ".txt")   # a state that names a file
+
+def _path_of(state) -> Path | None:
+    "The file `state` names, when it is a path or an `sqlite:///` URL rather than a value; else None."
+    if isinstance(state, os.PathLike): return Path(state)
+    if not isinstance(state, str) or "\n" in state: return None
+    if state.startswith("sqlite:"): return Path(state.split("///", 1)[-1].split("?", 1)[0])
+    return Path(state) if state.lower().endswith(_PATH_ENDINGS) or os.sep in state else None
+
+# %% ../nbs/16_worlds.ipynb #bbb80864
+def sqlite_copy(source  # an `sqlite3.Connection`, or the path of a database file (opened read-only)
+               ) -> sqlite3.Connection:
+    "An in-memory copy of an SQLite database that any thread may use; the source is only read."
+    src = source if isinstance(source, sqlite3.Connection) else sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    dst = sqlite3.connect(":memory:", check_same_thread=False)
+    try: src.backup(dst)
+    finally:
+        if src is not source: src.close()
+    dst.row_factory = getattr(source, "row_factory", None)   # rows come back as your connection gives them
+    return dst
+
+# %% ../nbs/16_worlds.ipynb #e0143004
+def _as_state(state):
+    "`state` as a world holds it: an SQLite database (a path, URL or connection) as its in-memory copy; else itself."
+    if isinstance(state, sqlite3.Connection):
+        if state.in_transaction:     # a copy would wait for it forever, and it is not ours to commit
+            raise ValueError("the state's connection has changes not committed. Fix: commit (or roll back) first")
+        return sqlite_copy(state)
+    path = _path_of(state)
+    if path is None: return state
+    if not path.is_file():
+        raise ValueError(f"the state names a file, {str(path)!r}, that does not exist. Fix: pass the path of an SQLite "
+                         "database, or the state itself (a dict of tables)")
+    with open(path, "rb") as f: head = f.read(len(_SQLITE_MAGIC))
+    if head != _SQLITE_MAGIC:
+        raise ValueError(f"the state names {str(path)!r}, which is not an SQLite database. Fix: read it yourself "
+                         "(e.g. json.load) and pass the value, or pass an SQLite database file")
+    return sqlite_copy(path)
+
+# %% ../nbs/16_worlds.ipynb #a86a67f9
+def _columns(conn, table: str) -> list[tuple]:
+    "(name, place in the primary key) of each column of `table`."
+    return [(r[1], r[5]) for r in conn.execute(f'PRAGMA table_info("{table}")')]
+
+# %% ../nbs/16_worlds.ipynb #9d54f48e
+def sqlite_dump(conn  # an SQLite connection
+               ) -> dict:
+    "Every table of `conn`: its columns and its rows in a canonical order (what the state hash is taken of)."
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                        "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    out = {}
+    for t in names:
+        rows = [[v.hex() if isinstance(v, bytes) else v for v in r] for r in conn.execute(f'SELECT * FROM "{t}"')]
+        out[t] = {"columns": [c for c, _ in _columns(conn, t)], "rows": sorted(rows, key=canonical_json)}
+    return out
+
+# %% ../nbs/16_worlds.ipynb #d4ac9947
+def _id_column(conn, table: str) -> str | None:
+    "The column that names a record of `table`: its one-column primary key, else `<entity>_id`, else `id`."
+    cols = _columns(conn, table)
+    keys, names = [c for c, pk in cols if pk], [c for c, _ in cols]
+    if len(keys) == 1: return keys[0]
+    return next((c for c in (f"{_singular(table)}_id", "id") if c in names), None)
+
+# %% ../nbs/16_worlds.ipynb #bb17a499
+def sqlite_tables(conn  # an SQLite connection
+                 ) -> dict:
+    "entity -> table, for each table of `conn` whose records have an id: `patients` -> `patient`."
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                        "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    return {_singular(t): t for t in names if _id_column(conn, t)}
+
+# %% ../nbs/16_worlds.ipynb #2d318303
+def sqlite_records(conn,       # an SQLite connection
+                   table: str  # one of its tables
+                  ) -> dict:
+    "The records of `table` by id, each a dict of its columns."
+    idc, cur = _id_column(conn, table), conn.execute(f'SELECT * FROM "{table}"')
+    cols = [d[0] for d in cur.description]
+    return {r[cols.index(idc)]: dict(zip(cols, r)) for r in cur}
+
+# %% ../nbs/16_worlds.ipynb #b1833cea
+def _write_back(conn, table: str, records: dict):
+    "The fields of `records` (by id) that differ from `table`'s rows, written into it (a situation's prepared records)."
+    idc, have = _id_column(conn, table), sqlite_records(conn, table)
+    for rid, rec in records.items():
+        old = have.get(rid)
+        changed = {c: v for c, v in rec.items() if old is not None and c in old and c != idc and v != old[c]}
+        if changed:
+            sets = ", ".join(f'"{c}" = ?' for c in changed)
+            conn.execute(f'UPDATE "{table}" SET {sets} WHERE "{idc}" = ?', [*changed.values(), rid])
+    conn.commit()
+
+# %% ../nbs/16_worlds.ipynb #a29c5636
+class _Abandoned(BaseException):
+    "Raised in a call that ran past its time, to end its thread (a BaseException, so `except Exception` lets it by)."
+
+# %% ../nbs/16_worlds.ipynb #c2c71580
+class _Worker:
+    "A daemon thread that runs calls one at a time: reused while its calls return, ended when one overruns."
+    idle, lock = [], threading.Lock()
+    def __init__(self):
+        self.jobs, self.done = queue.SimpleQueue(), queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._serve, name="whilelab-call", daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        try:
+            while (job := self.jobs.get()) is not None:
+                fn, args, kw = job
+                try: self.done.put(("ok", fn(*args, **kw)))
+                except Exception as e: self.done.put(("error", e))
+        except _Abandoned: pass
+
+os.register_at_fork(after_in_child=_Worker.idle.clear)   # a forked worker process has none of these threads
+
+# %% ../nbs/16_worlds.ipynb #d261cd10
+@patch(cls_method=True)
+def take(cls: _Worker) -> _Worker:
+    "An idle worker, or a new one."
+    with cls.lock: return cls.idle.pop() if cls.idle else cls()
+
+# %% ../nbs/16_worlds.ipynb #aa8f4ae3
+@patch
+def give_back(self: _Worker):
+    "This worker, idle again."
+    with self.lock: self.idle.append(self)
+
+# %% ../nbs/16_worlds.ipynb #399f4f55
+@patch
+def end(self: _Worker,
+        grace: float    # seconds to keep trying
+       ) -> bool:
+    "End this worker's thread: False if its call is blocked where Python cannot stop it (C code that never returns)."
+    self.jobs.put(None)
+    deadline = time.monotonic() + grace
+    while self.thread.is_alive() and time.monotonic() < deadline:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread.ident), ctypes.py_object(_Abandoned))
+        self.thread.join(0.01)
+    return not self.thread.is_alive()
+
+# %% ../nbs/16_worlds.ipynb #6579ca96
+def call_within(fn,                     # the function to call
+                args=(),                # its positional arguments
+                kwargs=None,            # its keyword arguments
+                timeout: float = 30.0,  # seconds it may take
+                grace: float = 5.0,     # seconds to end its thread once the time is up
+                interrupt=None):        # called at the time-out, to stop what the thread waits on (a query)
+    "`fn(*args, **kwargs)` on a worker thread: its value or its exception, or `TimeoutError` past `timeout` seconds."
+    w = _Worker.take()
+    w.jobs.put((fn, args, kwargs or {}))
+    try: kind, value = w.done.get(timeout=timeout)
+    except queue.Empty:
+        if interrupt is not None: interrupt()
+        if not w.end(grace):
+            warnings.warn(f"{getattr(fn, '__name__', fn)} is still running after its time-out, blocked where Python "
+                          "cannot stop it: its thread is left behind", stacklevel=2)
+        raise TimeoutError(f"{getattr(fn, '__name__', 'the call')} did not return in {timeout:g} s") from None
+    w.give_back()
+    if kind == "error": raise value
+    return value
+
+# %% ../nbs/16_worlds.ipynb #1463531e
+def _effect_of(tool: Tool, effects: dict, functions: dict) -> str:
+    "The effect `effects` gives `tool` (checked), else the one guessed from its words."
+    unknown = sorted(set(effects) - set(functions))
+    if unknown:
+        raise ValueError(f"effects names {unknown}, not functions of this world. Fix: use some of {sorted(functions)}")
+    bad = {n: e for n, e in effects.items() if e not in ("read", "write")}
+    if bad:
+        raise ValueError(f"effects must be 'read' or 'write', got {bad}. Fix: e.g. effects={{'renew_loan': 'write'}}")
+    return effects.get(tool.name, tool.effect)
+
 # %% ../nbs/16_worlds.ipynb #7f3be9b3
 class FunctionWorld:
     "Your tools' implementations over your own state: their answers, your state's hash."
     def __init__(self,
                  functions,                  # each `f(state, **arguments)`, named as its tool, typed and documented
-                 state,                      # what they work on: a dict of tables (or any JSON-like value they take)
+                 state,                      # a dict of tables (any JSON-like value), or an SQLite path, URL or connection
                  tables: dict | None = None, # entity -> key of a table of records by id in `state` (default: found)
                  facts: dict | None = None,  # parameter -> values a person may give for it, that no schema can guess
-                 name: str = "functions"):   # what a row's calls say answered them
+                 name: str = "functions",    # what a row's calls say answered them
+                 options: WorldOptions | None = None,   # `server_timeout_s`: how long one call may take
+                 effects: dict | None = None):          # tool -> 'read' or 'write', where the guess from its words is wrong
         self.functions, self.tools = {f.__name__: f for f in functions}, [tool_of(f) for f in functions]
-        self.state, self.name, self.facts = state, name, dict(facts or {})
-        self.table_keys = tables_in(state) if tables is None else dict(tables)
-        unknown = [k for k in self.table_keys.values() if not isinstance(state, dict) or k not in state]
-        if unknown: raise ValueError(f"tables names {unknown}, not keys of the state. Fix: map entities to keys it has")
-        try: self.state_hash()
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"the state is not JSON-like ({e}). Fix: keep it in dicts, lists, text, numbers") from None
+        for t in self.tools: t.effect = _effect_of(t, effects or {}, self.functions)
+        self.state, self.name, self.facts = _as_state(state), name, dict(facts or {})
+        self.options = options or WorldOptions()
+        found = sqlite_tables(self.state) if self.is_sqlite else tables_in(self.state)
+        self.table_keys = found if tables is None else dict(tables)
+        self._check_tables()
 
+    @property
+    def is_sqlite(self) -> bool: return isinstance(self.state, sqlite3.Connection)
 
-    def tables(self) -> dict: return {e: self.state[k] for e, k in self.table_keys.items()}
-    def state_hash(self) -> str: return stable_hash(self.state, n=16)
-    def fork(self) -> FunctionWorld:
-        new = copy.copy(self); new.state = copy.deepcopy(self.state); return new
+# %% ../nbs/16_worlds.ipynb #80f6825e
+@patch
+def _check_tables(self: FunctionWorld):
+    "Refuse `tables=` that name no table of the state, and a state whose hash cannot be taken."
+    have = set(sqlite_tables(self.state).values()) if self.is_sqlite else set(self.state) \
+           if isinstance(self.state, dict) else set()
+    unknown = [k for k in self.table_keys.values() if k not in have]
+    if unknown: raise ValueError(f"tables names {unknown}, not tables of the state (with an id column). Fix: map "
+                                 f"entities to one of {sorted(have)}")
+    try: self.state_hash()
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"the state is not JSON-like ({e}). Fix: keep it in dicts, lists, text, numbers, or in an "
+                        "SQLite database") from None
+
+# %% ../nbs/16_worlds.ipynb #2299d167
+@patch
+def tables(self: FunctionWorld) -> dict:
+    "entity -> {id: record} of each table: the records a person may speak of."
+    if self.is_sqlite: return {e: sqlite_records(self.state, t) for e, t in self.table_keys.items()}
+    return {e: self.state[k] for e, k in self.table_keys.items()}
+
+# %% ../nbs/16_worlds.ipynb #5d1dbf4a
+@patch
+def state_hash(self: FunctionWorld) -> str:
+    "A hash of the whole state (of an SQLite database: a canonical dump of every table)."
+    return stable_hash(sqlite_dump(self.state) if self.is_sqlite else self.state, n=16)
+
+# %% ../nbs/16_worlds.ipynb #38aebe8a
+def _code_of(fn) -> str:
+    "A function's source (else its bytecode): what changes when you fix it."
+    try: return inspect.getsource(fn)
+    except (OSError, TypeError): return getattr(getattr(fn, "__code__", None), "co_code", b"").hex()
+
+# %% ../nbs/16_worlds.ipynb #e414bb4e
+@patch
+def fingerprint(self: FunctionWorld) -> str:
+    "What a resumed run must match: the state and the functions' code (a fix to either starts a new run)."
+    return stable_hash(self.state_hash(), {n: _code_of(f) for n, f in sorted(self.functions.items())})
+
+# %% ../nbs/16_worlds.ipynb #962ba4dd
+@patch
+def fork(self: FunctionWorld) -> FunctionWorld:
+    "A copy with a state of its own (an SQLite database: a copy in memory)."
+    new = copy.copy(self)
+    if self.is_sqlite and self.state.in_transaction: self.state.commit()   # a copy sees (and waits for) commits only
+    new.state = sqlite_copy(self.state) if self.is_sqlite else copy.deepcopy(self.state)
+    return new
+
+# %% ../nbs/16_worlds.ipynb #ae9449b0
+@patch
+def __getstate__(self: FunctionWorld) -> dict:
+    "What pickling keeps (a worker process's copy): an SQLite state as its SQL dump, with its row factory."
+    if not self.is_sqlite: return dict(self.__dict__)
+    return {**self.__dict__, "state": None, "_sql": "\n".join(self.state.iterdump()),
+            "_rows": self.state.row_factory}
+
+# %% ../nbs/16_worlds.ipynb #a48e65cf
+@patch
+def __setstate__(self: FunctionWorld, d: dict):
+    sql, rows = d.pop("_sql", None), d.pop("_rows", None)
+    self.__dict__.update(d)
+    if sql is not None:
+        self.state = sqlite3.connect(":memory:", check_same_thread=False)
+        self.state.executescript(sql); self.state.row_factory = rows
 
 # %% ../nbs/16_worlds.ipynb #737c71e3
 def _answer(status: str, payload, by: str) -> dict: return {**_result(status, payload, status != "ok"), "by": by}
@@ -83,12 +325,15 @@ def call(self: FunctionWorld,
          name: str,            # the tool called
          arguments: dict       # its arguments
         ) -> dict:
-    "Tool `name`'s implementation run on this world's state; an exception it raises is the call's error."
-    fn = self.functions.get(name)
+    """Tool `name`'s implementation run on this world's state: an exception it raises is the call's error, a call
+    past `server_timeout_s` a timeout."""
+    fn, o = self.functions.get(name), self.options
     if fn is None:
         fix = f"use one of {sorted(self.functions)}"
         return _answer("invalid", {"error": f"no implementation of {name!r}", "fix": fix}, self.name)
-    try: out = fn(self.state, **arguments)
+    stop = self.state.interrupt if self.is_sqlite else None       # ends a query that runs on
+    try: out = call_within(fn, (self.state,), arguments, o.server_timeout_s, o.end_grace_s, stop)
+    except TimeoutError as e: return _answer("timeout", {"error": str(e)}, self.name)
     except Exception as e: return _answer("error", {"error": redact(f"{type(e).__name__}: {e}")}, self.name)
     try: canonical_json(out)
     except (TypeError, ValueError): out = str(out)        # the agent sees text, as a tool-result block carries it
@@ -99,26 +344,35 @@ def call(self: FunctionWorld,
 def for_situation(self: FunctionWorld,
                   sandbox               # the schema sandbox prepared for the situation
                  ) -> FunctionWorld:
-    "A copy whose tables hold the records `sandbox` prepared for a situation."
+    "A copy whose tables hold the records `sandbox` prepared for a situation (in a database: the fields it changed)."
     new = self.fork()
     for entity, key in self.table_keys.items():
-        if entity in sandbox.records: new.state[key] = copy.deepcopy(sandbox.records[entity])
+        if entity not in sandbox.records: continue
+        if new.is_sqlite: _write_back(new.state, key, sandbox.records[entity])
+        else: new.state[key] = copy.deepcopy(sandbox.records[entity])
     return new
 
 # %% ../nbs/16_worlds.ipynb #e6230de4
 class _Server:
     "An MCP server over stdio, its session held open on a loop of its own so that any thread or loop can call it."
-    def __init__(self, command: str, args, env, timeout: float):
+    live = set()     # servers not yet closed: ended when Python exits, whatever happened
+    def __init__(self, command: str, args, env, timeout: float, grace: float = 5.0):
         from mcp import StdioServerParameters
-        self.params = StdioServerParameters(command=command, args=list(args), env=env)
-        self.timeout, self.stop = timeout, None
+        # started through sh, which writes its pid and execs the server: the server's process group is then known
+        self.pidfile = tempfile.mkstemp(prefix="whilelab-pid-")[1]
+        wrap = os.name == "posix" and shutil.which("sh")
+        self.params = StdioServerParameters(command="sh" if wrap else command, env=env, args=[
+            "-c", 'echo $$ > "$0"; exec "$@"', self.pidfile, command, *map(str, args)] if wrap else list(args))
+        self.timeout, self.grace, self.stop, self.pid = timeout, grace, None, None
         self.log, self.loop = tempfile.TemporaryFile("w+"), asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, name="whilelab-mcp", daemon=True).start()
+        _Server.live.add(self)
         try: self.listed = asyncio.run_coroutine_threadsafe(self._open(), self.loop).result(timeout)
         except Exception as e:
             self.close()
             raise RuntimeError(f"the MCP server `{command} {' '.join(map(str, args))}` did not start "
-                               f"({type(e).__name__}: {e}).{self._said()} "
+                               f"({type(e).__name__}: {e or f'no answer to initialize in {timeout:g} s'})."
+                               f"{self._said()} "
                                "Fix: run that command yourself and check it serves MCP over stdio") from None
 
 # %% ../nbs/16_worlds.ipynb #24c150c2
@@ -163,12 +417,42 @@ async def call(self: _Server,
 # %% ../nbs/16_worlds.ipynb #725af945
 @patch
 def close(self: _Server):
-    "End the session (the server exits) and the loop."
-    if self.loop.is_closed() or not self.loop.is_running(): return
-    async def end():
-        if self.stop is not None: self.stop.set(); await asyncio.wait([self.held], timeout=self.timeout)
-    try: asyncio.run_coroutine_threadsafe(end(), self.loop).result(self.timeout + 1)
-    finally: self.loop.call_soon_threadsafe(self.loop.stop)
+    "End the session (the server exits), then its whole process group, whatever state the session is in."
+    if not self.loop.is_closed() and self.loop.is_running():
+        async def end():
+            if self.stop is not None: self.stop.set(); await asyncio.wait([self.held], timeout=self.grace)
+        try: asyncio.run_coroutine_threadsafe(end(), self.loop).result(self.grace + 1)
+        except Exception: pass          # a session that will not end: its processes are ended below all the same
+        finally: self.loop.call_soon_threadsafe(self.loop.stop)
+    _end_group(_pid_in(self.pidfile), self.grace)
+    Path(self.pidfile).unlink(missing_ok=True)
+    _Server.live.discard(self)
+
+# %% ../nbs/16_worlds.ipynb #b49bf733
+def _pid_in(pidfile: str) -> int | None:
+    "The process id a server's launcher wrote, if it got that far."
+    try: return int(Path(pidfile).read_text().strip())
+    except (OSError, ValueError): return None
+
+# %% ../nbs/16_worlds.ipynb #b206465f
+def _end_group(pid: int | None,   # the leader of a process group (a server started in a session of its own)
+               grace: float):     # seconds between asking it to end and ending it
+    "Every process of the group led by `pid` ended: SIGTERM, then SIGKILL to what is left after `grace` seconds."
+    if pid is None: return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try: os.killpg(pid, sig)
+        except (ProcessLookupError, PermissionError): return
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            try: os.killpg(pid, 0)
+            except (ProcessLookupError, PermissionError): return
+            time.sleep(0.01)
+
+# %% ../nbs/16_worlds.ipynb #49683459
+@atexit.register
+def _end_servers():
+    "Python is exiting: no server this process started may outlive it."
+    for s in list(_Server.live): _end_group(_pid_in(s.pidfile), 0.5)
 
 # %% ../nbs/16_worlds.ipynb #d5238cd9
 @patch
@@ -200,27 +484,163 @@ def result_of(r,       # an MCP `CallToolResult`
         except ValueError: payload = text
     return _answer("error" if failed else "ok", {"error": text} if failed else payload, by)
 
+# %% ../nbs/16_worlds.ipynb #4d0f9abe
+def records_in(value,                # a tool's answer (any JSON-like value)
+               hint: str | None = None  # the entity a list tool is named after (`list_members` -> `member`)
+              ) -> dict:
+    """entity -> {id: record} for each record in `value`: a dict holding its own id as `<entity>_id` (the `hint`'s
+    first), or as `id` under a `hint`."""
+    out = {}
+    def walk(v, hint):
+        if isinstance(v, list):
+            for x in v: walk(x, hint)
+        if not isinstance(v, dict): return
+        keys = [k for k in v if isinstance(k, str) and k.endswith("_id") and isinstance(v[k], (str, int))]
+        own = f"{hint}_id" if f"{hint}_id" in keys else keys[0] if keys else "id" if hint and "id" in v else None
+        if own is not None and not isinstance(v[own], bool):
+            out.setdefault(own[:-3] if own != "id" else hint, {})[v[own]] = v
+        for x in v.values(): walk(x, hint)
+    walk(value, hint)
+    return out
+
+# %% ../nbs/16_worlds.ipynb #f103cea8
+def roots_in(args  # a server command's arguments
+            ) -> list[Path]:
+    "The directories a server command names: what it works on, and so what a rollout copies before it writes."
+    return [Path(a).resolve() for a in map(str, args) if not a.startswith("-") and os.path.isdir(a)]
+
+# %% ../nbs/16_worlds.ipynb #e73a43d7
+def swap_paths(value,        # a call's arguments or a server's answer (any JSON-like value)
+               pairs: dict): # path -> the path to put in its place
+    "`value` with every path in `pairs` replaced (the longest first) in every string it holds."
+    if isinstance(value, str):
+        for old in sorted(pairs, key=len, reverse=True):
+            if old in value: value = value.replace(old, pairs[old])
+        return value
+    if isinstance(value, dict): return {swap_paths(k, pairs): swap_paths(v, pairs) for k, v in value.items()}
+    if isinstance(value, (list, tuple)): return type(value)(swap_paths(v, pairs) for v in value)
+    return value
+
+# %% ../nbs/16_worlds.ipynb #8eb2fc7d
+def _git_lines(root: Path) -> list[str]:
+    "What a git repository records beyond its files: HEAD, every ref, and the staged entries (no file times)."
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}      # reading must not rewrite the index
+    return [subprocess.run(["git", "-C", str(root), *cmd], capture_output=True, text=True, env=env).stdout
+            for cmd in (["symbolic-ref", "-q", "HEAD"], ["for-each-ref", "--format=%(refname) %(objectname)"],
+                        ["ls-files", "-s"])]
+
+# %% ../nbs/16_worlds.ipynb #61ba45d5
+def tree_hash(root  # a directory
+             ) -> str:
+    "A hash of what `root` holds: each file's path and bytes, each link's target; of a git repository, its refs too."
+    h = hashlib.sha256()
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if x != ".git")
+        for f in sorted(files):
+            p = os.path.join(d, f)
+            body = os.readlink(p).encode() if os.path.islink(p) else Path(p).read_bytes()
+            h.update(canonical_json([os.path.relpath(p, root), hashlib.sha256(body).hexdigest()]).encode())
+    if (Path(root) / ".git").exists() and shutil.which("git"): h.update(canonical_json(_git_lines(root)).encode())
+    return h.hexdigest()[:16]
+
+# %% ../nbs/16_worlds.ipynb #d437e57a
+class _Copy:
+    "A fresh temporary folder holding a copy of each source directory, and the real path each copy stands for."
+    def __init__(self,
+                 sources: dict):   # real path -> the directory to copy it from
+        self.dir, self.paths = tempfile.mkdtemp(prefix="whilelab-"), {}
+        self._removed = weakref.finalize(self, shutil.rmtree, self.dir, True)   # gone at exit, if not before
+        for i, (real, source) in enumerate(sources.items()):
+            self.paths[real] = os.path.join(self.dir, str(i), Path(real).name or "root")
+            shutil.copytree(source, self.paths[real], symlinks=True)
+    def hash(self) -> str | None:
+        "The copies' hash; None when they hold no file (a server that keeps its state elsewhere shows none here)."
+        if not any(files for p in self.paths.values() for _, _, files in os.walk(p)): return None
+        return stable_hash({real: tree_hash(p) for real, p in self.paths.items()}, n=16)
+    def back(self) -> dict: return {p: real for real, p in self.paths.items()}
+    def remove(self): self._removed()
+
+# %% ../nbs/16_worlds.ipynb #0a81a85b
+def _server_env(env: dict | None, o: WorldOptions) -> dict:
+    "The server's environment: yours (default: the MCP SDK's safe subset) with commits dated and signed alike."
+    from mcp.client.stdio import get_default_environment
+    import datetime as dt
+    when = f"{int(dt.datetime.fromisoformat(o.start_date).replace(tzinfo=dt.timezone.utc).timestamp())} +0000"
+    fixed = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_NAME": "whilelab",
+             "GIT_COMMITTER_NAME": "whilelab", "GIT_AUTHOR_EMAIL": "rollout@whilelab.invalid",
+             "GIT_COMMITTER_EMAIL": "rollout@whilelab.invalid"}
+    return {**fixed, **(get_default_environment() if env is None else env)}
+
 # %% ../nbs/16_worlds.ipynb #8dd2c6de
 class MCPWorld:
     "A real MCP server over stdio: tools from its `tools/list`; calls go to it (by default only the read-only ones)."
     def __init__(self,
                  command: str,                 # the program that starts the server, e.g. `sys.executable`
                  args=(),                      # its arguments, e.g. `["-m", "mcp_server_time"]`
-                 writes: bool = False,         # send every call (else tools not marked read-only go to the sandbox)
+                 writes: bool = False,         # send every call, each rollout to its own server on its own copy
+                 roots=None,                   # the directories it works on (default: those its arguments name)
+                 setup=None,                   # `setup(folder)` makes a root in an empty folder, returns the arguments
                  tables: dict | None = None,   # entity -> {id: record} the server holds, so the person knows real ids
                  facts: dict | None = None,    # parameter -> values a person may give (a path the server serves)
                  env: dict | None = None,      # the server's environment (default: the MCP SDK's safe subset of yours)
                  name: str | None = None,      # what a row's calls say answered them (default: `mcp:<server>`)
                  options: WorldOptions | None = None):   # `server_timeout_s`: how long a call may take
-        self.server = _Server(command, args, env, (options or WorldOptions()).server_timeout_s)
-        self.tools = self.server.listed
-        self.read_only = {t["name"] for t in self.tools if (t.get("annotations") or {}).get("readOnlyHint")}
-        self.writes, self._tables, self.fallback, self.facts = writes, tables, None, dict(facts or {})
+        self.options, self.command, self.writes = options or WorldOptions(), command, writes
         self.name = name or "mcp:" + _server_name(command, args)
+        self.args, self.env = self._copied_roots(list(map(str, args)), roots, setup), _server_env(env, self.options)
+        self.server = self._start(self.pristine)
+        self.tools = swap_paths(self.server.listed, self.pristine.back()) if self.pristine else self.server.listed
+        self.read_only = {t["name"] for t in self.tools if (t.get("annotations") or {}).get("readOnlyHint")}
+        self._tables = self._listed_records() if tables is None else tables
+        if writes: self.server.close()        # it only listed the tools and records: each rollout starts its own
+        self.fallback, self.facts, self.own = None, dict(facts or {}), None
     def tables(self) -> dict | None: return self._tables
-    def close(self): self.server.close()
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
+
+# %% ../nbs/16_worlds.ipynb #0b0e38cd
+@patch
+def _listed_records(self: MCPWorld) -> dict | None:
+    "The records the server's read-only tools that take no argument list (its members, its books): what a person knows."
+    found = {}
+    for t in self.tools:
+        if t["name"] not in self.read_only or (t.get("inputSchema") or {}).get("required"): continue
+        hint = _singular(t["name"].split("_")[-1]) if "_" in t["name"] else None
+        try: said = result_of(run_sync(self.server.call(t["name"], {})), self.name)
+        except Exception: continue          # a tool that cannot answer bare is no source of records
+        if said["status"] == "ok":
+            for e, recs in records_in(swap_paths(said["payload"], self._shared_back()), hint).items(): found.setdefault(e, {}).update(recs)
+    return found or None
+
+# %% ../nbs/16_worlds.ipynb #c6c0a3fe
+_SETUP_ROOT = "/whilelab-root"   # what rows call a root `setup` made: the same in every run, wherever the copy is
+
+@patch
+def _copied_roots(self: MCPWorld, args: list, roots, setup) -> list:
+    "The server's arguments, with the roots it works on copied once to `self.pristine` (None: nothing to copy)."
+    roots = roots_in(args) if roots is None else [Path(r).resolve() for r in roots]
+    missing = [str(r) for r in roots if not r.is_dir()]
+    if missing: raise ValueError(f"roots names {missing}, which are not directories. Fix: pass the directories the "
+                                 "server works on")
+    self.pristine = _Copy({str(r): r for r in roots}) if roots else None
+    if setup is not None:
+        made = Path(tempfile.mkdtemp(prefix="whilelab-setup-")) / "root"; made.mkdir()
+        args = args + swap_paths(list(map(str, setup(made))), {str(made): _SETUP_ROOT})
+        self.pristine = _Copy({**(self.pristine.paths if self.pristine else {}), _SETUP_ROOT: made})
+        shutil.rmtree(made.parent, ignore_errors=True)
+    if self.writes and self.pristine is None:
+        raise ValueError("writes=True would let the server change what it serves, and no directory to copy for each "
+                         "rollout is named in its arguments. Fix: pass roots=[the directories it works on], or "
+                         "setup=a function that makes a fresh root in the folder it is given and returns the "
+                         "server's arguments for it")
+    return args
+
+# %% ../nbs/16_worlds.ipynb #d3fd187b
+@patch
+def _start(self: MCPWorld, copy: _Copy | None) -> _Server:
+    "A server on `copy` of the roots (its paths in the arguments put in place of the real ones)."
+    args = swap_paths(self.args, copy.paths) if copy else self.args
+    return _Server(self.command, args, self.env, self.options.server_timeout_s, self.options.end_grace_s)
 
 # %% ../nbs/16_worlds.ipynb #bd2be7fc
 @patch
@@ -228,18 +648,29 @@ def for_situation(self: MCPWorld,
                   sandbox          # the schema sandbox prepared for the situation
                  ) -> MCPWorld:
     "This server, with the situation's prepared sandbox answering the calls it is not sent."
-    new = copy.copy(self); new.fallback = sandbox.fork(); return new
+    new = self.fork(); new.fallback = sandbox.fork(); return new
 
 # %% ../nbs/16_worlds.ipynb #1c7ef77f
 @patch
 def fork(self: MCPWorld) -> MCPWorld:
-    new = copy.copy(self); new.fallback = self.fallback.fork() if self.fallback is not None else None; return new
+    "A copy in the same state: with writes, one that starts its own server on its own copy when first called."
+    new = copy.copy(self); new.own = None
+    new.fallback = self.fallback.fork() if self.fallback is not None else None
+    return new
 
 # %% ../nbs/16_worlds.ipynb #8031514d
 @patch
 def state_hash(self: MCPWorld) -> str | None:
-    "The sandbox's hash when only reads reach the server (they change nothing); None when writes do (we cannot see it)."
-    return None if self.writes or self.fallback is None else self.fallback.state_hash()
+    "With writes, the hash of this copy's files; else the sandbox's (reads change nothing)."
+    if self.writes: return (self.own[0] if self.own else self.pristine).hash()
+    return None if self.fallback is None else self.fallback.state_hash()
+
+# %% ../nbs/16_worlds.ipynb #79e25638
+@patch
+def fingerprint(self: MCPWorld) -> str:
+    "What a resumed run must match: the server's command, its tools, what it may write, and the files it serves."
+    return stable_hash(self.command, self.args, self.tools, self.writes,
+                       self.pristine.hash() if self.pristine else None)
 
 # %% ../nbs/16_worlds.ipynb #c2eb954e
 @patch
@@ -257,9 +688,43 @@ def call(self: MCPWorld,
 # %% ../nbs/16_worlds.ipynb #378d9abd
 @patch
 async def _ask(self: MCPWorld, name: str, arguments: dict) -> dict:
-    try: return result_of(await self.server.call(name, arguments), self.name)
+    "The server's answer, the paths in the call put on its copy and back again in the answer."
+    if self.writes and self.own is None:   # starting a server takes a while: off the loop
+        self.own = await asyncio.get_running_loop().run_in_executor(None, self._own_server)
+    server, paths = (self.own[1], self.own[0].paths) if self.writes else (self.server, self._shared_paths())
+    back = {p: real for real, p in paths.items()}
+    try: return swap_paths(result_of(await server.call(name, swap_paths(arguments, paths)), self.name), back)
     except asyncio.TimeoutError:
-        return _answer("timeout", {"error": f"the server did not answer in {self.server.timeout:g} s"}, self.name)
+        return _answer("timeout", {"error": f"the server did not answer in {server.timeout:g} s"}, self.name)
+
+# %% ../nbs/16_worlds.ipynb #748eab52
+@patch
+def _own_server(self: MCPWorld) -> tuple:
+    "A fresh copy of the roots and a server of this world's own on it."
+    mine = _Copy({real: p for real, p in self.pristine.paths.items()})
+    return mine, self._start(mine)
+
+# %% ../nbs/16_worlds.ipynb #c57c4be4
+@patch
+def _shared_paths(self: MCPWorld) -> dict: return self.pristine.paths if self.pristine else {}
+
+@patch
+def _shared_back(self: MCPWorld) -> dict: return self.pristine.back() if self.pristine else {}
+
+# %% ../nbs/16_worlds.ipynb #3da9651d
+@patch
+def release(self: MCPWorld):
+    "Let go of what this copy holds: its own server (ended) and its copy of the roots (removed)."
+    if self.own is not None:
+        mine, server = self.own; self.own = None
+        server.close(); mine.remove()
+
+# %% ../nbs/16_worlds.ipynb #c454d213
+@patch
+def close(self: MCPWorld):
+    "End the server and remove the copies: nothing this world started is left."
+    self.release(); self.server.close()
+    if self.pristine is not None: self.pristine.remove()
 
 # %% ../nbs/16_worlds.ipynb #f17cd01a
 def serve_mcp(world: FunctionWorld,   # the functions and state to serve
