@@ -20,7 +20,12 @@ offline stand-ins (no network, no key), in a fresh Python process (`--timeout` s
   target 0;
 * rollouts/s: rollouts / seconds of `simulate` (imports and world building outside the clock).
 
-    python bench/own_worlds.py [--only library,permits,git] [--budget N] [--k K] [--n N] [--timeout S]
+    python bench/own_worlds.py [--only library,permits,git] [--budget N] [--k K] [--n N]
+                               [--git-budget 128] [--git-k 1] [--git-n 1] [--timeout 420]
+
+The function worlds run `SimOptions()` as it is (n=2, k=4, budget 20,000). The git world runs the same search at n=1, k=1
+and a 128-rollout budget by default: with writes each rollout starts its own server on its own copy of the repository
+(~1 s of CPU each), and the default sampling (~1,900 rollouts) does not finish in minutes on two shared cores.
 """
 import argparse, hashlib, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -163,19 +168,46 @@ def child(name: str, budget: int | None, k: int | None, n: int | None) -> dict:
 def measure(name: str, a) -> dict:
     "World `name` in a fresh process; its row, with the server processes still alive after that process exited."
     before = processes()
+    budget, k, n = settings(name, a)
     cmd = [sys.executable, __file__, "--child", name] + [f"--{o}={v}" for o, v in
-                                                         (("budget", a.budget), ("k", a.k), ("n", a.n)) if v]
+                                                         (("budget", budget), ("k", k), ("n", n)) if v]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     try: p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout, env=env)
-    except subprocess.TimeoutExpired: return {"world": name, "build": "ok", "run": f"hung: no result in {a.timeout} s"}
+    except subprocess.TimeoutExpired:        # subprocess.run has killed the run's process (only it)
+        left_behind = orphans(before, [])
+        return {"world": name, "build": "ok", "run": f"hung: no result in {a.timeout:g} s; "
+                f"{len(left_behind)} processes left after it was killed"}
     try: m = json.loads(p.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError): return {"world": name, "build": "?", "run": f"crashed: {p.stderr.strip()[-300:]}"}
-    time.sleep(0.5)
-    marks = m.get("marks") or []
-    now = processes()
-    m["orphans"] = sorted(f"{q}: {cmd[:120]}" for q, (_, cmd) in now.items() if q not in before and
-                          (q in descendants(os.getpid(), now) or any(x in cmd for x in marks)))
+    m["orphans"] = orphans(before, m.get("marks") or [])
     return m
+
+def orphans(before: dict, marks) -> list:
+    """Processes the run left behind once its process is gone: re-parented to this one (a subreaper) or naming the
+    user's files; each is counted, then ended (by its id: the run started it) so the next world starts clean."""
+    time.sleep(2.0)                                      # a server whose stdin closed has had time to exit
+    reap()
+    now = processes()
+    found = {q: cmd for q, (_, cmd) in now.items() if q not in before and q != os.getpid() and
+             (q in descendants(os.getpid(), now) or any(x in cmd for x in marks))}
+    for q in found:
+        try: os.kill(q, 9)
+        except OSError: pass
+    time.sleep(0.2); reap()
+    return sorted(f"{q}: {cmd[:120]}" for q, cmd in found.items())
+
+def reap():
+    "Collect the exit status of adopted children that ended (so they are not counted as alive)."
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+            if pid == 0: return
+        except ChildProcessError: return
+
+def settings(name: str, a) -> tuple:
+    "(budget, k, n) for world `name`: the git world's own (each rollout starts a server: ~1 s of CPU), else the common."
+    if name == "git": return a.git_budget, a.git_k, a.git_n
+    return a.budget, a.k, a.n
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -183,7 +215,11 @@ def main():
     ap.add_argument("--budget", type=int, default=None, help="the search's rollout budget (default: SearchOptions')")
     ap.add_argument("--k", type=int, default=None, help="samples per situation (default: SimOptions')")
     ap.add_argument("--n", type=int, default=None, help="phrasings per situation (default: SimOptions')")
-    ap.add_argument("--timeout", type=float, default=300, help="seconds a world may take before it counts as hung")
+    ap.add_argument("--git-budget", type=int, default=128, help="the git world's search budget (default: 128; each "
+                    "rollout with writes starts its own server on its own copy, ~1 s of CPU)")
+    ap.add_argument("--git-k", type=int, default=1, help="the git world's samples per situation (default: 1)")
+    ap.add_argument("--git-n", type=int, default=1, help="the git world's phrasings per situation (default: 1)")
+    ap.add_argument("--timeout", type=float, default=420, help="seconds a world may take before it counts as hung")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     adopt_orphans()
@@ -198,8 +234,11 @@ def main():
     ok_all = True
     for name in a.only.split(","):
         m = measure(name.strip(), a)
+        budget, k, n = settings(name.strip(), a)
+        how = f"n={n or 'default'}, k={k or 'default'}, budget={budget or 'default'}"
         if m.get("build") != "ok" or m.get("run") != "ok":
-            print(f"{name:8} FAILED  build: {m.get('build')}  run: {m.get('run', '-')}"); ok_all = False; continue
+            print(f"{name:8} FAILED  build: {m.get('build')}  run: {m.get('run', '-')}  ({how})"); ok_all = False
+            continue
         rate = m["ok_calls"] / m["calls"] if m["calls"] else None
         procs = len(m["procs_left"]) + len(m["orphans"])
         checks = {"delivered 100%": m["delivered_fraction"] >= 1.0,
@@ -211,8 +250,8 @@ def main():
         marks = "; ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in checks.items())
         ok_text = f"{m['ok_calls']}/{m['calls']} = {rate:.0%}" if rate is not None else "0/0 = -"
         print(f"{name:8} {m['rollouts']:8} {m['delivered']:>9} {m['delivered_fraction']:5.0%} {m['cost']:5.2f}x "
-              f"{ok_text:>20} {m['silent']:6} {m['bytes_changed']:9} {procs:5} {m['rate']:7.0f}  {marks}")
-        print(f"{'':8} cells {m['cells']}, {m['seconds']:.1f} s, stopped: {m['stopped']}, errors {m['errors']}, "
+              f"{ok_text:>20} {m['silent']:6} {m['bytes_changed']:9} {procs:5} {m['rate']:7.1f}  {marks}")
+        print(f"{'':8} {how}; cells {m['cells']}, {m['seconds']:.1f} s, stopped: {m['stopped']}, errors {m['errors']}, "
               f"pass rate {m['pass_rate']}, world answered ok {m['world_ok_all']} of all its calls"
               + (f"; left: {m['procs_left'] + m['orphans']}" if procs else ""))
     print("\ncost: rollouts / (plan cells x phrasings x samples); ok-rate: calls in exists/ok cells the user's world "
