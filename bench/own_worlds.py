@@ -154,11 +154,15 @@ def child(name: str, budget: int | None, k: int | None, n: int | None) -> dict:
         silent = sum(1 for r in sim.rows if r["cell"].get("world") == "exists" and r["cell"].get("condition") == "ok"
                      and not any(c.get("by") == by for c in r["calls"]))
         answered = [c for r in sim.rows for c in r["calls"] if c.get("by") == by]
+        cell_rows = [r for r in sim.rows if r["cell"].get("world") == "exists" and r["cell"].get("condition") == "ok"]
+        tool_ok = sum(any(c["tool"] == r["cell"].get("tool") and c.get("by") == by and c["status"] == "ok"
+                          for c in r["calls"]) for r in cell_rows)
         planned_once = s["cells"] * opts.n_phrasings * opts.k_samples
         return {"world": name, "build": "ok", "run": "ok", "rollouts": s["rollouts"], "cells": s["cells"],
                 "cost": s["rollouts"] / planned_once, "delivered": s["delivered_pairs"],
                 "delivered_fraction": s["delivered_fraction"], "ok_calls": sum(c["status"] == "ok" for c in asked),
                 "calls": len(asked), "silent": silent,
+                "tool_ok": f"{tool_ok}/{len(cell_rows)}",
                 "world_ok_all": f"{sum(c['status'] == 'ok' for c in answered)}/{len(answered)}",
                 "bytes_changed": changed, "procs_left": procs_left, "seconds": seconds,
                 "rate": s["rollouts"] / seconds, "stopped": s["stopped"], "errors": s["errors"],
@@ -252,7 +256,8 @@ def main():
         print(f"{name:8} {m['rollouts']:8} {m['delivered']:>9} {m['delivered_fraction']:5.0%} {m['cost']:5.2f}x "
               f"{ok_text:>20} {m['silent']:6} {m['bytes_changed']:9} {procs:5} {m['rate']:7.1f}  {marks}")
         print(f"{'':8} {how}; cells {m['cells']}, {m['seconds']:.1f} s, stopped: {m['stopped']}, errors {m['errors']}, "
-              f"pass rate {m['pass_rate']}, world answered ok {m['world_ok_all']} of all its calls"
+              f"pass rate {m['pass_rate']}, world answered ok {m['world_ok_all']} of all its calls; exists/ok rows whose "
+              f"cell's own tool the world answered ok: {m['tool_ok']}"
               + (f"; left: {m['procs_left'] + m['orphans']}" if procs else ""))
     print("\ncost: rollouts / (plan cells x phrasings x samples); ok-rate: calls in exists/ok cells the user's world "
           "answered ok, of those it answered; silent: exists/ok rows with no call to it")
