@@ -102,3 +102,88 @@ def test_a_world_builds_from_any_accepted_schema_and_answers_any_call(ds, seed, 
         assert res["status"] != "invalid", (t.input_schema, res)
         res = box.call(t.name, data.draw(arguments))
         assert set(res) == {"status", "payload", "error"} and res["status"] in ANSWERS, res
+
+
+# ---- a user's files and functions: each problem named, with its file (or function) and the fix ----
+
+import json, warnings
+from pathlib import Path
+from whilelab.core import text_file
+from whilelab.cli import main, options_from, user_world
+
+def test_untyped_parameters_of_a_function_tool_are_named_in_a_warning():
+    def lookup(order_id, verbose=False, limit: int = 3) -> dict:
+        "Look up an order."
+    with pytest.warns(UserWarning, match=r"tool 'lookup': parameter\(s\) \['order_id', 'verbose'\] have no type.*"
+                                         r"Fix: annotate them"):
+        t = Tool.from_function(lookup)
+    assert t.params["order_id"] == {} and t.params["limit"]["type"] == "integer"     # still accepted, as before
+    def typed(order_id: str) -> dict:
+        "Look up an order."
+    with warnings.catch_warnings(): warnings.simplefilter("error"); Tool.from_function(typed)   # typed: no warning
+
+def test_an_untyped_function_of_your_world_is_named_in_a_warning(tmp_path):
+    (tmp_path / "untyped_shop.py").write_text('DB = {"orders": {}}\n\ndef get_order(db, order_id) -> dict:\n'
+                                              '    "An order."\n    return db["orders"][order_id]\n')
+    with pytest.warns(UserWarning, match=r"tool 'get_order': parameter\(s\) \['order_id'\]"):
+        world = user_world(str(tmp_path / "untyped_shop.py"))
+    assert [t.name for t in world.tools] == ["get_order"]
+
+TOOLS = json.dumps([{"name": "get_order", "description": "Look up an order.",
+                     "input_schema": {"type": "object", "properties": {"order_id": {"type": "string"}}}}])
+
+@pytest.mark.parametrize("policy, tools, options, said", [
+    (b"P\x8c\x00\x01binary", TOOLS, None, "policy.md: not UTF-8 text (byte 0x8c at position 1"),
+    ("Never invent ids.".encode("utf-16"), TOOLS, None, "policy.md: not UTF-8 text (byte 0xff at position 0"),
+    ("Never invent ids.".encode("utf-16-le"), TOOLS, None, "policy.md: holds NUL bytes"),
+    (b"  \n", TOOLS, None, "policy.md: empty. Fix: write the agent's policy"),
+    (None, TOOLS, None, "policy.md: no such file. Fix: give the path of your policy text"),
+    ("dir", TOOLS, None, "policy.md: a folder, not a file"),
+    (b"Never invent ids.", b"\x89PNG\r\n\x1a\n", None, "tools.json: not UTF-8 text"),
+    (b"Never invent ids.", '[{"name": "get_order"', None, "tools.json: not JSON"),
+    (b"Never invent ids.", '{"get_order": 1}', None, "tools.json: tool '?', field 'tool': unrecognised tool dict"),
+    (b"Never invent ids.", None, None, "tools.json: no such file. Fix: give the path of your tools JSON"),
+    (b"Never invent ids.", TOOLS, b"k_samples = \x8c", "o.toml: not UTF-8 text"),
+    (b"Never invent ids.", TOOLS, b"k_samples = [", "o.toml: not TOML"),
+])
+def test_a_bad_policy_tools_or_options_file_is_named_with_the_fix(tmp_path, monkeypatch, capsys, policy, tools,
+                                                                    options, said):
+    monkeypatch.chdir(tmp_path)
+    if policy == "dir": (tmp_path / "policy.md").mkdir()
+    elif policy is not None: (tmp_path / "policy.md").write_bytes(policy)
+    if tools is not None: (tmp_path / "tools.json").write_bytes(tools if isinstance(tools, bytes) else tools.encode())
+    args = ["run", "--tools", "tools.json", "--policy", "policy.md", "--out", "r"]
+    if options is not None: (tmp_path / "o.toml").write_bytes(options); args += ["--options", "o.toml"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Fix:" in err and "Traceback" not in err, err
+    assert not (tmp_path / "r").exists()                                       # refused before anything was played
+
+def test_library_readers_name_the_file_and_the_fix(tmp_path):
+    (tmp_path / "policy.docx").write_bytes(b"PK\x03\x04\x8c\x00\x00")
+    with pytest.raises(ValueError, match=r"policy.docx: not UTF-8 text .*Fix: save your policy text as UTF-8"):
+        text_file(tmp_path / "policy.docx", "policy text")
+    with pytest.raises(TypeError, match=r"policy is a path .*Fix: AgentSpec\(name, tools, text_file\("):
+        AgentSpec("a", shopfront().tools, tmp_path / "policy.docx")
+    (tmp_path / "o.json").write_bytes(b"\xff\xfe{")
+    with pytest.raises(ValueError, match="o.json: not UTF-8 text"): options_from(tmp_path / "o.json")
+    (tmp_path / "ok.md").write_bytes("\ufeffNever invent ids.".encode())
+    assert text_file(tmp_path / "ok.md") == "Never invent ids."                  # a Windows editor's BOM is dropped
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file: an unreadable one cannot be made")
+def test_an_unreadable_policy_is_named_with_the_fix(tmp_path):
+    (tmp_path / "policy.md").write_text("Never invent ids."); (tmp_path / "policy.md").chmod(0)
+    with pytest.raises(ValueError, match=r"policy.md: cannot be read .*Fix: make it readable"):
+        text_file(tmp_path / "policy.md", "policy text")
+
+def test_an_out_folder_that_is_a_file_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "policy.md").write_text("Never invent ids."); (tmp_path / "tools.json").write_text(TOOLS)
+    (tmp_path / "results").write_text("my notes")
+    assert main(["run", "--tools", "tools.json", "--policy", "policy.md", "--out", "results"]) == 2
+    assert "--out results: a file, not a folder. Fix:" in capsys.readouterr().err
+    assert (tmp_path / "results").read_text() == "my notes"                    # nothing the user had is lost
+
+@pytest.mark.parametrize("given", ["tools.json", Path("tools.json"), b"[]"])
+def test_a_file_name_given_as_tools_is_refused_with_the_fix(given):
+    with pytest.raises(SchemaError, match=r"not a list of tools\. Fix: read the file first"): as_tools(given)

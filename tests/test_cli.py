@@ -1,5 +1,5 @@
 """The main job and `whilelab run`, through the installed `whilelab` command, as a user runs them."""
-import json, subprocess
+import dataclasses, json, subprocess
 from pathlib import Path
 import pytest, xarray as xr
 from whilelab.core import shared_data
@@ -123,7 +123,7 @@ def test_run_refuses_a_judge_of_the_agents_family_and_a_missing_key(tmp_path):
 def test_options_prints_every_default_and_writes_a_file_run_reads(tmp_path):
     r = run("options", cwd=tmp_path)
     assert r.returncode == 0 and "WorldOptions:" in r.stdout and "server_timeout_s = 30.0" in r.stdout
-    assert "tau-bench retail's statuses" in r.stdout                   # each field's reason under it
+    assert "tau-bench retail uses these four" in r.stdout              # each field's reason under it
 
     t = run("options", "--toml", cwd=tmp_path)
     (tmp_path / "o.toml").write_text(t.stdout.replace("k_samples = 4", "k_samples = 7"))
@@ -134,3 +134,256 @@ def test_options_prints_every_default_and_writes_a_file_run_reads(tmp_path):
     (tmp_path / "p.md").write_text("Be kind.")
     r = run("run", "--tools", "t.json", "--policy", "p.md", "--options", "bad.toml", cwd=tmp_path)
     assert r.returncode == 2 and "bad.toml.search: SearchOptions has no field(s) ['batch_situation']" in r.stderr
+
+
+# ---- your own world (--world, --mcp, --writes), the documented options file, a run that stops mid-way ----
+
+SHOP = '''"A tiny shop: orders by id, and the functions that work on them."
+import dataclasses, json
+from pathlib import Path
+from typing import Annotated
+OrderId = Annotated[str, "the order id, such as '#W1001'"]
+DB = {"orders": {"#W1001": {"order_id": "#W1001", "status": "pending", "total": 12.5},
+                 "#W1002": {"order_id": "#W1002", "status": "delivered", "total": 40.0}}}
+
+def get_order(db, order_id: OrderId) -> dict:
+    "An order's status and total."
+    return db["orders"][order_id]
+
+def cancel_order(db, order_id: OrderId) -> dict:
+    "Cancel a pending order."
+    order = db["orders"][order_id]
+    if order["status"] != "pending": raise ValueError("only pending orders can be cancelled")
+    order["status"] = "cancelled"
+    return order
+
+def make(options=None):
+    "A factory: it writes the [world] options it was given, so a test can read them."
+    from whilelab.worlds import FunctionWorld
+    Path("given.json").write_text(json.dumps(dataclasses.asdict(options)))
+    return FunctionWorld([get_order, cancel_order], json.loads(json.dumps(DB)), name="made")
+
+def _built():
+    from whilelab.worlds import FunctionWorld
+    return FunctionWorld([get_order, cancel_order], json.loads(json.dumps(DB)), name="built")
+
+WORLD = _built()          # a world built on import, before any run
+'''
+ONCE = "k_samples = 1\nn_phrasings = 1\nsearch = false\n"
+
+def _rows(folder): return [json.loads(x) for x in (folder / "rows.jsonl").read_text().splitlines()]
+
+def _answered_by(rows, name): return [c for r in rows for c in r["calls"] if c.get("by") == name]
+
+@pytest.fixture
+def shop(tmp_path):
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "shop.py").write_text(SHOP)
+    (tmp_path / "policy.md").write_text("Only cancel pending orders. Ask before cancelling anything.")
+    (tmp_path / "once.toml").write_text(ONCE)
+    return tmp_path
+
+
+def test_run_plays_against_a_module_of_functions_and_its_state(shop):
+    r = run("run", "--world", "tools/shop.py", "--policy", "policy.md", "--options", "once.toml", "--out", "w",
+            cwd=shop)
+    assert r.returncode == 0, r.stderr
+    summary, rows = json.loads((shop / "w" / "summary.json").read_text()), _rows(shop / "w")
+    assert summary["world"] == "shop" and summary["errors"] == 0 and len(rows) == summary["rollouts"]
+    ok = [c for c in _answered_by(rows, "shop") if c["status"] == "ok"]
+    assert {c["tool"] for c in ok} == {"get_order", "cancel_order"}        # the module's own functions answered
+    assert "world shop answered" in r.stdout
+
+
+def test_a_world_factory_is_given_every_world_option_of_the_run(shop):
+    (shop / "opts.toml").write_text(ONCE + "\n[world]\nserver_timeout_s = 4.5\npartial_share = 0.25\n")
+    r = run("run", "--world", "tools.shop:make", "--policy", "policy.md", "--options", "opts.toml", "--out", "m",
+            cwd=shop)                                                        # a dotted module, importable from here
+    assert r.returncode == 0, r.stderr
+    from whilelab.cli import options_from
+    given = json.loads((shop / "given.json").read_text())
+    assert given["server_timeout_s"] == 4.5 and given["partial_share"] == 0.25
+    assert given == json.loads(json.dumps(dataclasses.asdict(options_from(shop / "opts.toml").world)))
+    assert json.loads((shop / "m" / "summary.json").read_text())["world"] == "made"
+
+
+def test_a_world_built_before_the_run_is_played_and_told_which_options_cannot_reach_it(shop):
+    (shop / "opts.toml").write_text(ONCE + "\n[world]\nserver_timeout_s = 4.5\n")
+    r = run("run", "--world", "tools/shop.py:WORLD", "--policy", "policy.md", "--options", "opts.toml", "--out", "b",
+            cwd=shop)
+    assert r.returncode == 0, r.stderr
+    assert "built before the run: the run's [world] options do not reach it. Fix: name a factory" in r.stderr
+    rows = _rows(shop / "b")
+    assert json.loads((shop / "b" / "summary.json").read_text())["world"] == "built" and _answered_by(rows, "built")
+
+
+@pytest.mark.parametrize("ref, said", [
+    ("nowhere_at_all", "no module 'nowhere_at_all' importable from"),
+    ("tools/missing.py", "no such file tools/missing.py"),
+    ("tools/shop.py:nothing", "has no attribute 'nothing'. Fix: name one it has"),
+    ("tools/shop.py:DB", "is a dict: not a world, a factory of one, or a module of functions"),
+    ("tools/needs.py:build", "needs argument(s) ['path']. Fix: give them defaults"),
+    ("tools/needs.py", "no functions found that take the state first"),
+    ("tools/stateless.py", "has functions but no state. Fix: add `DB = {...}`"),
+    ("tools/broken.py", "importing tools/broken.py failed: No module named 'no_such_package_here'. Fix: install"),
+])
+def test_a_bad_world_names_the_argument_and_the_fix(shop, ref, said):
+    (shop / "tools" / "needs.py").write_text("def build(path): return path\n")
+    (shop / "tools" / "stateless.py").write_text("def get_order(db, order_id: str) -> dict:\n    return {}\n")
+    (shop / "tools" / "broken.py").write_text("import no_such_package_here\n")
+    r = run("run", "--world", ref, "--policy", "policy.md", "--options", "once.toml", cwd=shop)
+    assert r.returncode == 2 and f"--world {ref}" in r.stderr and said in r.stderr and "Fix:" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and not (shop / "run").exists()
+
+
+def test_writes_needs_a_world_and_a_world_plays_in_this_process(shop):
+    r = run("run", "--tools", "t.json", "--policy", "policy.md", "--writes", cwd=shop)
+    assert r.returncode == 2 and "--writes" in r.stderr and "Fix: add --mcp 'COMMAND' or --world" in r.stderr
+    r = run("run", "--world", "tools/shop.py", "--mcp", "python -m mcp_server_time", "--policy", "policy.md", cwd=shop)
+    assert r.returncode == 2 and "--mcp and --world both given" in r.stderr
+    r = run("run", "--world", "tools/shop.py", "--policy", "policy.md", "--processes", "2", cwd=shop)
+    assert r.returncode == 2 and "--world answers in this process" in r.stderr and "Fix: drop one" in r.stderr
+
+
+def test_the_mcp_world_is_given_the_runs_world_options_and_writes(shop):
+    import subprocess as sp, sys
+    from whilelab.cli import build_world, options_from
+    (shop / "slow.toml").write_text("[world]\nserver_timeout_s = 12.5\n")
+    time_server = f"{sys.executable} -m mcp_server_time --local-timezone UTC"
+    with build_world(mcp=time_server, options=options_from(shop / "slow.toml").world) as w:
+        assert w.server.timeout == 12.5 and w.writes is False               # the TOML's [world] reached the server
+    repo = shop / "repo"
+    sp.run(["git", "init", "-q", str(repo)], check=True)
+    with build_world(mcp=f"{sys.executable} -m mcp_server_git --repository {repo}", writes=True) as w:
+        assert w.writes is True and w.server.timeout == 30.0
+    served = shop / "served"; served.mkdir()
+    with build_world(mcp=time_server, writes=True, roots=[served]) as w:    # without roots= it is refused (above)
+        assert w.writes is True
+
+
+def _documented_toml() -> list:
+    "The TOML examples in 15_cli's prose."
+    nb = json.loads((Path(__file__).parent.parent / "nbs" / "15_cli.ipynb").read_text())
+    prose = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    import re
+    return re.findall(r"```toml\n(.*?)```", prose, re.S)
+
+
+def test_the_documented_options_files_run_end_to_end(tmp_path):
+    from whilelab.core import shopfront
+    spec = shopfront()
+    (tmp_path / "tools.json").write_text(json.dumps([t.to_anthropic() for t in spec.tools]))
+    (tmp_path / "policy.md").write_text(spec.policy)
+    examples = _documented_toml()
+    assert examples, "15_cli's prose shows no ```toml example"
+    (tmp_path / "all.toml").write_text(run("options", "--toml", cwd=tmp_path).stdout)
+    for i, text in enumerate(examples): (tmp_path / f"doc{i}.toml").write_text(text)
+    for name in ["all.toml"] + [f"doc{i}.toml" for i in range(len(examples))]:
+        out = tmp_path / Path(name).stem
+        r = run("run", "--tools", "tools.json", "--policy", "policy.md", "--options", name, "--out", out.name,
+                cwd=tmp_path)
+        assert r.returncode == 0, (name, r.stderr[-2000:])
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["errors"] == 0 and summary["rollouts"] == len(_rows(out))
+
+
+FLAKY = '''"The example shop, whose state is lost after its 300th fork while a file `lost` exists."
+import copy
+from pathlib import Path
+from whilelab.worlds import example_shop
+forks = 0
+class Flaky:
+    def __init__(self): self.shop = example_shop(); self.tools, self.name = self.shop.tools, "flaky"
+    def call(self, name, arguments): return self.shop.call(name, arguments)
+    def state_hash(self): return self.shop.state_hash()
+    def fork(self):
+        global forks
+        forks += 1
+        if forks > 300 and Path("lost").exists(): raise OSError("the disk holding the shop's state is gone")
+        new = copy.copy(self); new.shop = self.shop.fork(); return new
+'''
+
+def test_a_run_that_stops_midway_keeps_its_rows_says_so_and_resumes(shop):
+    (shop / "tools" / "flaky.py").write_text(FLAKY)
+    (shop / "lost").write_text("")
+    r = run("run", "--world", "tools/flaky.py:Flaky", "--policy", "policy.md", "--out", "f", cwd=shop)
+    assert r.returncode != 0 and "the disk holding the shop's state is gone" in r.stderr
+    kept = (shop / "f" / "rows.jsonl").read_text().splitlines()
+    assert kept and f"The {len(kept)} rollouts played so far are kept in f/rows.jsonl" in r.stderr
+    assert "Run the same command again to go on from them" in r.stderr and not (shop / "f" / "summary.json").exists()
+    (shop / "lost").unlink()
+    r = run("run", "--world", "tools/flaky.py:Flaky", "--policy", "policy.md", "--out", "f", cwd=shop)
+    assert r.returncode == 0, r.stderr
+    rows = (shop / "f" / "rows.jsonl").read_text().splitlines()
+    assert rows[:len(kept)] == kept and len(rows) > len(kept)         # resumed: what was played is not played again
+    assert json.loads((shop / "f" / "summary.json").read_text())["rollouts"] == len(rows)
+
+
+SQL_SHOP = '''"A shop kept in an SQLite file beside this module."
+from typing import Annotated
+OrderId = Annotated[str, "the order id, such as '#W1001'"]
+DB = "shop.db"
+
+def get_order(db, order_id: OrderId) -> dict:
+    "An order's status and total."
+    row = db.execute("SELECT order_id, status, total FROM orders WHERE order_id = ?", (order_id,)).fetchone()
+    if row is None: raise KeyError(f"no order {order_id}")
+    return dict(zip(("order_id", "status", "total"), row))
+
+def cancel_order(db, order_id: OrderId) -> dict:
+    "Cancel a pending order."
+    if get_order(db, order_id)["status"] != "pending": raise ValueError("only pending orders can be cancelled")
+    db.execute("UPDATE orders SET status = 'cancelled' WHERE order_id = ?", (order_id,))
+    return get_order(db, order_id)
+'''
+
+def test_run_plays_against_a_module_whose_state_is_an_sqlite_file(shop):
+    import sqlite3
+    (shop / "tools" / "sql_shop.py").write_text(SQL_SHOP)
+    with sqlite3.connect(shop / "tools" / "shop.db") as con:       # beside the module; the run is from its parent
+        con.execute("CREATE TABLE orders (order_id TEXT PRIMARY KEY, status TEXT, total REAL)")
+        con.executemany("INSERT INTO orders VALUES (?, ?, ?)",
+                        [("#W1001", "pending", 12.5), ("#W1002", "delivered", 40.0)])
+    con.close()
+    before = (shop / "tools" / "shop.db").read_bytes()
+    r = run("run", "--world", "tools/sql_shop.py", "--policy", "policy.md", "--options", "once.toml", "--out", "s",
+            cwd=shop)
+    assert r.returncode == 0, r.stderr
+    ok = [c for c in _answered_by(_rows(shop / "s"), "sql_shop") if c["status"] == "ok"]
+    assert {c["tool"] for c in ok} == {"get_order", "cancel_order"}
+    assert (shop / "tools" / "shop.db").read_bytes() == before              # every rollout wrote on its own copy
+
+
+def test_writes_reaches_the_mcp_server_and_a_refusal_names_the_flag(tmp_path):
+    import sys
+    (tmp_path / "policy.md").write_text("Tell the time.")
+    r = run("run", "--mcp", f"{sys.executable} -m mcp_server_time", "--writes", "--policy", "policy.md", "--out", "t",
+            cwd=tmp_path)                      # writes=True reached MCPWorld: it has no directory to copy, so it refuses
+    assert r.returncode == 2 and "Fix:" in r.stderr and "--root DIR" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "t").exists()
+    r = run("run", "--world", "shop.py", "--root", str(tmp_path), "--policy", "policy.md", cwd=tmp_path)
+    assert r.returncode == 2 and "--root names what an --mcp server works on. Fix:" in r.stderr
+
+
+SLOW = '''"The example shop, answering each call after 20 ms."
+import copy, time
+from whilelab.worlds import example_shop
+class Slow:
+    def __init__(self): self.shop = example_shop(); self.tools, self.name = self.shop.tools, "slow"
+    def call(self, name, arguments): time.sleep(0.02); return self.shop.call(name, arguments)
+    def state_hash(self): return self.shop.state_hash()
+    def fork(self): new = copy.copy(self); new.shop = self.shop.fork(); return new
+'''
+
+def test_ctrl_c_keeps_the_rows_and_says_so(shop):
+    import signal, time
+    (shop / "tools" / "slow.py").write_text(SLOW)
+    p = subprocess.Popen(["whilelab", "run", "--world", "tools/slow.py:Slow", "--policy", "policy.md", "--out", "k"],
+                         cwd=shop, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rows, t = shop / "k" / "rows.jsonl", time.time()
+    while not (rows.exists() and rows.stat().st_size) and time.time() - t < 120: time.sleep(0.1)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    kept = rows.read_text().splitlines()
+    assert p.returncode == 130 and "whilelab: stopped." in err and "Traceback" not in err, err[-2000:]
+    assert kept and f"The {len(kept)} rollouts played so far are kept in k/rows.jsonl" in err

@@ -460,3 +460,16 @@ def test_a_world_you_bring_gives_the_same_rows_at_any_concurrency(name):
     runs = [_quiet_simulate(None, make().tools, policy, at(c), world=make(), progress=False) for c in (1, 16)]
     a, b = ([canonical_json(strip_timings(r)) for r in sim.rows] for sim in runs)
     assert a == b and len(a) > 40
+
+
+def test_a_worlds_statuses_keep_its_spelling_and_its_tables_their_plural():
+    def tool(name, desc, **props):
+        return {"name": name, "description": desc, "input_schema": {"type": "object", "required": list(props),
+                "properties": props}}
+    cid = {"type": "integer"}
+    tools = [tool("get_class", "A class.", class_id=cid), tool("cancel_class", "Cancel a booked class.", class_id=cid)]
+    rows = {1: {"id": 1, "state": "BOOKED"}, 2: {"id": 2, "state": "CANCELED"}, 3: {"id": 3, "state": "BOOKED"}}
+    w = FunctionWorld([], {"classes": rows})
+    s = Schema(tools, records=w.tables())                       # 'classes' is the table of `class`
+    assert (s.status_field("class"), s.statuses["class"]) == ("state", ("BOOKED", "CANCELED"))
+    assert (s.role["cancel_class"]["needs_status"], s.role["cancel_class"]["sets_status"]) == ("BOOKED", "CANCELED")

@@ -95,7 +95,7 @@ def test_a_run_with_writes_never_changes_the_users_database(tmp_path, given):
 
 def test_the_database_world_is_deterministic(tmp_path):
     db = make_db(tmp_path / "repairs.db")
-    runs = [simulate(None, [get_job, approve_job], POLICY, ONCE, world=FunctionWorld([get_job, approve_job], db),
+    runs = [simulate(None, None, POLICY, ONCE, world=FunctionWorld([get_job, approve_job], db),
                      progress=False) for _ in range(2)]
     a, b = ([canonical_json(strip_timings(r)) for r in s.rows] for s in runs)
     assert a == b and len(a) > 20

@@ -4,18 +4,19 @@
 
 # %% ../nbs/15_cli.ipynb #2f99aad0
 from __future__ import annotations
-import argparse, dataclasses, json, re, shlex, sys, time, tomllib
+import argparse, dataclasses, importlib, importlib.util, inspect, json, re, shlex, sys, time, tomllib, types
+import warnings
 from pathlib import Path
-from .core import ROW_SCHEMA, AgentSpec, SchemaError
-from .defaults import SimOptions, field_defaults
+from .core import ROW_SCHEMA, AgentSpec, SchemaError, text_file
+from .defaults import SimOptions, WorldOptions, field_defaults
 
 from .simulate import simulate
 from .rollout import StoreBusy
 from .models import BackendError
 
 # %% auto #0
-__all__ = ['ROLES', 'demo', 'options_of', 'options_from', 'options_toml', 'print_options', 'parse_backend', 'backend', 'run',
-           'main']
+__all__ = ['ROLES', 'STATE_NAMES', 'demo', 'options_of', 'options_from', 'options_toml', 'print_options', 'parse_backend',
+           'backend', 'user_world', 'build_world', 'run', 'main']
 
 # %% ../nbs/15_cli.ipynb #a7de9ddf
 def _print_run(sim, out, seconds):
@@ -94,7 +95,7 @@ def options_from(path  # a .json or .toml file
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file. Fix: `whilelab options --toml > {path.name}` writes one")
-    text = path.read_text()
+    text = text_file(path, "options file")
     try: d = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
         kind = "TOML" if path.suffix == ".toml" else "JSON"
@@ -178,19 +179,183 @@ def backend(spec: str,            # offline, claude:MODEL, openai:MODEL or opena
 
 # %% ../nbs/15_cli.ipynb #eb9461f5
 def _read_agent(tools_file, policy_file, tools=None) -> AgentSpec:
-    "The agent in `tools_file` (or `tools`, a server's) and `policy_file`, or an error naming the file and the fix."
-    for f in ([tools_file] if tools is None else []) + [policy_file]:
-        if not f or not Path(f).is_file():
-            what = "policy text" if f == policy_file else "tools JSON"
-            raise FileNotFoundError(f"{f}: no such file. Fix: give the path of your {what}")
+    "The agent in `tools_file` (or `tools`, a world's) and `policy_file`, or an error naming the file and the fix."
+    policy = text_file(policy_file, "policy text")
+    if not policy.strip(): raise ValueError(f"{policy_file}: empty. Fix: write the agent's policy (its rules) in it")
     if tools is None:
-        try: tools = json.loads(Path(tools_file).read_text())
+        if not tools_file:
+            raise ValueError("no tools given. Fix: --tools tools.json, --mcp 'COMMAND' or --world module:attr")
+        try: tools = json.loads(text_file(tools_file, "tools JSON"))
         except json.JSONDecodeError as e:
             raise ValueError(f"{tools_file}: not JSON ({e.msg} at line {e.lineno}, column {e.colno}). "
                              "Fix: the file must hold a JSON list of tools") from None
         if isinstance(tools, dict) and "policy" in tools and "tools" in tools: tools = tools["tools"]
-    try: return AgentSpec(Path(tools_file).stem if tools_file else "agent", tools, Path(policy_file).read_text())
-    except SchemaError as e: raise ValueError(f"{tools_file or 'the server'}: {e}") from None
+    try: return AgentSpec(Path(tools_file).stem if tools_file else "agent", tools, policy)
+    except SchemaError as e: raise ValueError(f"{tools_file or 'the world'}: {e}") from None
+
+
+# %% ../nbs/15_cli.ipynb #18da0e86
+STATE_NAMES = ("STATE", "state", "DB", "db", "DATABASE", "database")   # where a module of functions keeps its state
+
+def _split_ref(ref: str) -> tuple:
+    "(module, attr or None) from `module:attr`, `path/to/file.py:attr` or either without `:attr`."
+    module, colon, attr = ref.rpartition(":")
+    if colon and re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", attr) and module: return module, attr
+    return ref, None
+
+# %% ../nbs/15_cli.ipynb #ef5f9e57
+def _import_file(path: Path, ref: str) -> types.ModuleType:
+    "The module in file `path`, its folder importable (for its own imports), registered under its name."
+    if not path.is_file(): raise FileNotFoundError(f"--world {ref}: no such file {path}. Fix: give the path of your "
+                                                   "module, e.g. --world tools/shop.py")
+    name = path.stem if path.stem not in sys.modules else f"whilelab_world_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    if str(path.resolve().parent) not in sys.path: sys.path.insert(0, str(path.resolve().parent))
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+# %% ../nbs/15_cli.ipynb #6cc2e0f7
+def _module(ref: str, module: str) -> types.ModuleType:
+    "Module `module` of `--world ref`: a file path, or a dotted name importable from here; errors name the fix."
+    try:
+        if module.endswith(".py") or "/" in module or "\\" in module: return _import_file(Path(module), ref)
+        if "" not in sys.path and str(Path.cwd()) not in sys.path: sys.path.insert(0, str(Path.cwd()))
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name and (module == e.name or module.startswith(e.name + ".")):
+            raise ImportError(f"--world {ref}: no module {module!r} importable from {Path.cwd()}. Fix: run from the "
+                              "folder that holds it, or give its file: --world path/to/shop.py:ATTR") from None
+        raise ImportError(f"--world {ref}: importing {module} failed: {e}. Fix: install {e.name}") from e
+    except (FileNotFoundError, ImportError): raise
+    except Exception as e:
+        raise ImportError(f"--world {ref}: importing {module} raised {type(e).__name__}: {e}. "
+                          f"Fix: `python -c 'import {Path(module).stem}'` shows where") from e
+
+# %% ../nbs/15_cli.ipynb #1cf1ee43
+def _is_world(x) -> bool:
+    "Whether `x` is a world (not a class of them): it has `call`, `state_hash` and `fork`."
+    return not isinstance(x, type) and all(callable(getattr(x, m, None)) for m in ("call", "state_hash", "fork"))
+
+# %% ../nbs/15_cli.ipynb #20ce592e
+def _takes(fn, name: str) -> bool:
+    "Whether `fn` takes keyword argument `name` (by name, or through `**kwargs`)."
+    try: ps = inspect.signature(fn).parameters
+    except (TypeError, ValueError): return False
+    return name in ps or any(p.kind == p.VAR_KEYWORD for p in ps.values())
+
+# %% ../nbs/15_cli.ipynb #2c55a2b4
+def _functions_of(mod: types.ModuleType) -> list:
+    "The tool implementations module `mod` defines: public functions whose first parameter is the state."
+    from whilelab.worlds import STATE_PARAMS
+    def first(f): return next(iter(inspect.signature(f).parameters), None)
+    return [f for n, f in vars(mod).items() if inspect.isfunction(f) and f.__module__ == mod.__name__
+            and not n.startswith("_") and first(f) in STATE_PARAMS]
+
+# %% ../nbs/15_cli.ipynb #27f28506
+def _state_of(mod: types.ModuleType, ref: str):
+    "The state module `mod` keeps in one of `STATE_NAMES`: a dict of tables, or an SQLite database (path or URL)."
+    import sqlite3
+    name = next((n for n in STATE_NAMES if n in vars(mod)), None)
+    if name is None:
+        raise ValueError(f"--world {ref}: the module has functions but no state. Fix: add `DB = {{...}}` (a dict of "
+                         "tables) or `DB = 'shop.db'` (an SQLite file) to it, or name a world: --world MODULE:ATTR")
+    state = getattr(mod, name)
+    if isinstance(state, (str, Path)) and not str(state).startswith("sqlite:") and not Path(state).is_absolute():
+        beside = Path(getattr(mod, "__file__", "") or ".").parent / state   # beside the module, run from elsewhere
+        if not Path(state).exists() and beside.exists(): state = str(beside)
+    if not isinstance(state, (dict, str, Path, sqlite3.Connection)):
+        raise TypeError(f"--world {ref}: {name} is a {type(state).__name__}. Fix: make it a dict of tables or an "
+                        "SQLite database (a file path, a sqlite:/// URL or a sqlite3 connection)")
+    return state
+
+# %% ../nbs/15_cli.ipynb #ce254420
+def _function_world(mod: types.ModuleType, ref: str, facts: dict | None, options: WorldOptions):
+    "A `FunctionWorld` of module `mod`'s functions over its state, given the run's `[world]` options."
+    from whilelab.worlds import FunctionWorld
+    functions = _functions_of(mod)
+    if not functions:
+        found = [n for n, x in vars(mod).items() if not n.startswith("_") and (_is_world(x) or inspect.isfunction(x))]
+        raise ValueError(f"--world {ref}: no functions found that take the state first (`def get_order(db, order_id: "
+                         f"str) -> dict`). Fix: write them so, or name a world or its factory: --world MODULE:ATTR"
+                         + (f" (it has {found[:8]})" if found else ""))
+    kw = {"options": options} if _takes(FunctionWorld, "options") else {}
+    return FunctionWorld(functions, _state_of(mod, ref), facts=facts, name=mod.__name__.rpartition(".")[2]
+                         .removeprefix("whilelab_world_"), **kw)
+
+# %% ../nbs/15_cli.ipynb #b7859322
+def _made(factory, ref: str, writes: bool, options: WorldOptions):
+    "The world `factory` builds, given the run's `[world]` options (and `writes=True`) when it takes them."
+    try: ps = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError): ps = []
+    needs = [p.name for p in ps if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+             and p.name not in ("options", "writes")]
+    if needs: raise TypeError(f"--world {ref} needs argument(s) {needs}. Fix: give them defaults, or name a world, "
+                              "or a factory that takes none")
+    kw = {"options": options} if _takes(factory, "options") else {}
+    if writes and _takes(factory, "writes"): kw["writes"] = True
+    try: return factory(**kw)
+    except Exception as e:
+        raise RuntimeError(f"--world {ref}: building the world raised {type(e).__name__}: {e}. "
+                           "Fix: call it yourself in Python to see why") from e
+
+# %% ../nbs/15_cli.ipynb #1d724915
+def _checked_world(w, ref: str, writes: bool, facts: dict | None, options: WorldOptions, built: bool):
+    "World `w` of `--world ref` for the run, or an error naming the fix; `built`: made before the run (no options)."
+    if not _is_world(w):
+        raise TypeError(f"--world {ref} is a {type(w).__name__}: not a world, a factory of one, or a module of "
+                        "functions. Fix: name a FunctionWorld (or any object with call, state_hash and fork), a "
+                        "function returning one, or a module of functions f(db, ...)")
+    if writes and getattr(w, "writes", True) is False:
+        raise ValueError(f"--world {ref} was built with writes=False, so --writes cannot reach it. Fix: build it with "
+                         "writes=True, or name a factory that takes writes=")
+    if built and options != WorldOptions() and getattr(w, "options", None) != options:
+        warnings.warn(f"--world {ref} was built before the run: the run's [world] options do not reach it. "
+                      "Fix: name a factory that takes options=", stacklevel=2)
+    if facts: w.facts = {**(getattr(w, "facts", None) or {}), **facts}
+    return w
+
+# %% ../nbs/15_cli.ipynb #a44c9138
+def user_world(ref: str,                          # module:attr, path/to/file.py:attr, or either without :attr
+               writes: bool = False,              # let the calls that write reach it (a factory is told)
+               facts: dict | None = None,         # parameter -> values the person may give that no schema tells
+               options: WorldOptions | None = None):  # the run's `[world]` options, for the world it builds
+    "Your own world named by `--world ref`: a world, a factory of one, or a module of functions and its state."
+    options = options or WorldOptions()
+    module, attr = _split_ref(ref)
+    x = _module(ref, module)
+    for i, part in enumerate(attr.split(".") if attr else []):
+        if not hasattr(x, part):
+            names = sorted(n for n in vars(x) if not n.startswith("_")) if isinstance(x, types.ModuleType) else []
+            raise ValueError(f"--world {ref}: {module} has no attribute {'.'.join(attr.split('.')[:i + 1])!r}. "
+                             f"Fix: name one it has{f' ({names[:12]})' if names else ''}")
+        x = getattr(x, part)
+    if isinstance(x, types.ModuleType): return _function_world(x, ref, facts, options)
+    if _is_world(x) or not callable(x): return _checked_world(x, ref, writes, facts, options, built=True)
+    return _checked_world(_made(x, ref, writes, options), ref, writes, facts, options, built=False)
+
+# %% ../nbs/15_cli.ipynb #48908f88
+def build_world(mcp: str | None = None,           # a command starting an MCP server
+                world: str | None = None,         # your own world: module:attr (see `user_world`)
+                writes: bool = False,             # let the calls that write reach it (MCP: on copies of its roots)
+                facts: dict | None = None,        # parameter -> values the person may give that no schema tells
+                options: WorldOptions | None = None,   # the run's `[world]` options: every one reaches the world
+                roots: list | None = None):       # the directories the MCP server works on (default: its arguments')
+    "The world a run's tool calls play against: an MCP server, your own, or None (the schema sandbox)."
+    if mcp and world: raise ValueError("--mcp and --world both given. Fix: play against one of them")
+    if roots and not mcp: raise ValueError("--root names what an --mcp server works on. Fix: add --mcp, or drop --root")
+    if writes and not (mcp or world):
+        raise ValueError("--writes lets the calls that write reach your own world, and none is given. Fix: add --mcp "
+                         "'COMMAND' or --world module:attr, or drop --writes (the sandbox plays writes on its copy)")
+    if world: return user_world(world, writes, facts, options)
+    if not mcp: return None
+    from whilelab.worlds import MCPWorld
+    command = shlex.split(mcp)
+    try: return MCPWorld(command[0], command[1:], writes=writes, roots=roots or None, facts=facts,
+                         options=options or WorldOptions())
+    except ValueError as e:
+        e.add_note("On the command line: --root DIR names a directory it works on (repeatable)"); raise
 
 # %% ../nbs/15_cli.ipynb #e581a33a
 def _executor(ray: str | None, processes: int | None):
@@ -205,6 +370,24 @@ def _executor(ray: str | None, processes: int | None):
         return ProcessExecutor(processes)
     return None
 
+# %% ../nbs/15_cli.ipynb #104511b5
+def _check_places(out, mcp, world, ray, processes):
+    "Refuse, before anything starts, a run folder that is a file, and a world of this process played elsewhere."
+    if Path(out).exists() and not Path(out).is_dir():
+        raise ValueError(f"--out {out}: a file, not a folder. Fix: name a folder for the run (a new one, or a run's)")
+    if (mcp or world) and (ray is not None or processes is not None):
+        raise ValueError(f"{'--mcp' if mcp else '--world'} answers in this process, so its rollouts cannot play on "
+                         f"{'--ray' if ray is not None else '--processes'}. Fix: drop one of them")
+
+# %% ../nbs/15_cli.ipynb #dc70a414
+def _kept(out) -> str:
+    "What a run that stopped left in run folder `out`, and how to go on."
+    rows = Path(out) / "rows.jsonl"
+    n = rows.read_bytes().count(b"\n") if rows.is_file() else 0
+    if not n: return "No rollout was stored."
+    return (f"The {n} rollouts played so far are kept in {rows} (no summary.json: the run did not finish). "
+            "Run the same command again to go on from them: none is played twice")
+
 # %% ../nbs/15_cli.ipynb #98b99a17
 def run(tools_file,                 # the agent's tools: a JSON list of schemas, any of the formats `tools` reads
         policy_file,                # its policy, a text file in any language
@@ -218,24 +401,27 @@ def run(tools_file,                 # the agent's tools: a JSON list of schemas,
         writer: str = "offline",    # the writer of openings for the writer arms, likewise
         judge: str = "offline",     # the judge (offline: the conduct rules alone), likewise
         mcp: str | None = None,     # a command starting an MCP server: its tools, and its answers to read-only calls
-        facts: dict | None = None): # parameter -> values the person may give that no schema tells (with `mcp`)
+        facts: dict | None = None,  # parameter -> values the person may give that no schema tells (with a world)
+        world: str | None = None,   # your own world, module:attr: a world, its factory, or a module of functions
+        writes: bool = False,       # let the calls that write reach the MCP server or your world
+        roots: list | None = None): # the directories the MCP server works on, copied per rollout with `writes`
     "Your agent's tools and policy, played by the backends named, into run folder `out`."
-    opts, world, executor = options or SimOptions(), None, None
-    if mcp:
-        from whilelab.worlds import MCPWorld
-        command = shlex.split(mcp)
-        world = MCPWorld(command[0], command[1:], facts=facts)
+    opts, executor = options or SimOptions(), None
+    _check_places(out, mcp, world, ray, processes)
+    world = build_world(mcp, world, writes, facts, opts.world, roots)
     try:
-        spec = _read_agent(tools_file, policy_file, world.tools if world else None)
+        spec = _read_agent(tools_file, policy_file, getattr(world, "tools", None))
         from whilelab.axes import default_axes
-        axes = default_axes(spec.tools, spec.policy)
+        axes = default_axes(spec.tools, spec.policy, faults=opts.world.faults)   # the conditions the world can be in
         roles = {r: backend(s, r, spec.policy, axes, opts.seed) for r, s in zip(ROLES, (agent, user, writer, judge))}
         executor = _executor(ray, processes)
         t = time.perf_counter()
-        sim = simulate(roles["agent"], spec.tools, spec.policy, opts, user=roles["user"], writer=roles["writer"],
-                       judge=roles["judge"], axes=axes, out=out, progress=not quiet, executor=executor, world=world)
+        try: sim = simulate(roles["agent"], spec.tools, spec.policy, opts, user=roles["user"],
+                            writer=roles["writer"], judge=roles["judge"], axes=axes, out=out, progress=not quiet,
+                            executor=executor, world=world)
+        except (Exception, KeyboardInterrupt) as e: e.add_note(_kept(out)); raise
     finally:
-        if world is not None: world.close()
+        if callable(getattr(world, "close", None)): world.close()
         # Ray's cluster outlives a run; these do not
         if processes is not None and executor is not None: executor.close()
     sim.spec.name = spec.name
@@ -245,7 +431,8 @@ def run(tools_file,                 # the agent's tools: a JSON list of schemas,
 # %% ../nbs/15_cli.ipynb #62df52da
 def _run_parser(sub):
     r = sub.add_parser("run", help="simulate your own agent from its tools and policy, offline or on real models")
-    r.add_argument("--tools", help="JSON file: a list of tool dicts (Anthropic, OpenAI, BFCL or MCP); not with --mcp")
+    r.add_argument("--tools", help="JSON file: a list of tool dicts (Anthropic, OpenAI, BFCL or MCP); not needed with "
+                                    "--mcp or --world")
     r.add_argument("--policy", required=True, help="text file: the agent's policy")
     r.add_argument("--out", default="run", help="run folder (default: run)")
     r.add_argument("--options", metavar="FILE", help="a JSON or TOML file of options (`whilelab options --toml` writes "
@@ -256,7 +443,17 @@ def _run_parser(sub):
     r.add_argument("--allow-same-family", action="store_true",
                    help="accept a judge of the agent's model family (lenient: Zheng et al. 2023)")
     r.add_argument("--mcp", metavar="COMMAND",
-                   help="start this MCP server (e.g. 'python -m mcp_server_time'): its tools; read-only calls go to it")
+                   help="start this MCP server (e.g. 'python -m mcp_server_time'): its tools; read-only calls go to "
+                        "it (every call with --writes)")
+    r.add_argument("--world", metavar="MODULE:ATTR",
+                   help="your own world (module or path/to/file.py): a FunctionWorld, a factory of one, or a module "
+                        "of functions f(db, ...) with its state in DB (a dict or an SQLite file); its tools")
+    r.add_argument("--writes", action="store_true",
+                   help="let the calls that write reach the --mcp server (on copies of the folders it names) or a "
+                        "--world factory that takes writes= (functions over a state always get them, on a copy)")
+    r.add_argument("--root", action="append", default=[], metavar="DIR",
+                   help="a directory the --mcp server works on, copied for each rollout with --writes (default: the "
+                        "directories its arguments name); repeatable")
     r.add_argument("--fact", action="append", default=[], metavar="NAME=VALUE",
                    help="a value the person may give for parameter NAME that no schema tells (a repository path); "
                         "repeatable")
@@ -270,15 +467,15 @@ def _run_parser(sub):
                            help=f"{f.metadata['why']} (default: {f.default})".replace("%", "%%"))
 
 # %% ../nbs/15_cli.ipynb #c21115bb
-def _facts(given: list, mcp) -> dict:
+def _facts(given: list, world) -> dict:
     "`--fact NAME=VALUE` flags as parameter -> values."
     facts = {}
     for g in given:
         name, eq, value = g.partition("=")
         if not eq or not name: raise ValueError(f"--fact {g!r} is not NAME=VALUE. Fix: e.g. --fact repo_path=/srv/repo")
         facts.setdefault(name.strip(), []).append(value)
-    if facts and not mcp: raise ValueError("--fact tells a server's world what the person knows. Fix: add --mcp")
-
+    if facts and not world:
+        raise ValueError("--fact tells your own world what the person knows. Fix: add --mcp or --world")
     return facts
 
 # %% ../nbs/15_cli.ipynb #4ecc35b1
@@ -308,13 +505,15 @@ def main(argv=None  # the arguments (default: the command line)
     try:
         if a.cmd == "demo": demo(a.out, a.seed)
         elif a.cmd == "run":
-            if not (a.tools or a.mcp): raise ValueError("no tools given. Fix: --tools tools.json, or --mcp 'COMMAND'")
             run(a.tools, a.policy, a.out, _run_options(a), ray=a.ray, processes=a.processes, agent=a.agent, user=a.user,
-                writer=a.writer, judge=a.judge, mcp=a.mcp, facts=_facts(a.fact, a.mcp))
+                writer=a.writer, judge=a.judge, mcp=a.mcp, facts=_facts(a.fact, a.mcp or a.world), world=a.world,
+                writes=a.writes, roots=a.root)
         elif a.cmd == "options": print(options_toml(), end="") if a.toml else print_options()
         elif a.cmd == "schema": print(json.dumps(ROW_SCHEMA, indent=2))
     except (ValueError, FileNotFoundError, TypeError, ImportError, StoreBusy, BackendError, RuntimeError) as e:
-        print(f"whilelab: {e}", file=sys.stderr); return 2
+        print(f"whilelab: {e}", *getattr(e, "__notes__", []), sep="\n", file=sys.stderr); return 2
+    except KeyboardInterrupt as e:
+        print("whilelab: stopped.", *getattr(e, "__notes__", []), sep="\n", file=sys.stderr); return 130
     except BrokenPipeError:   # `whilelab demo | head`: the reader left; the files are written
         sys.stderr.close()
     return 0

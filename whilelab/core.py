@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #d018efd4
 from __future__ import annotations
-import collections, copy, datetime, decimal, enum, hashlib, inspect, json, os, re, typing, uuid
+import collections, copy, datetime, decimal, enum, hashlib, inspect, json, os, re, typing, uuid, warnings
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,9 +16,9 @@ import numpy as np
 __all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'BOILERPLATE', 'MIN_SECRET_LEN',
            'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'LazyRng', 'SchemaError', 'normalize_schema',
            'check_refs', 'type_schema', 'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row',
-           'Kept', 'ungraded_counts', 'graded_rows', 'AgentSpec', 'find_customer', 'list_orders', 'get_order',
-           'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data',
-           'content_words', 'env_secrets', 'redact', 'find_secrets', 'close_with_loop', 'run_sync']
+           'Kept', 'ungraded_counts', 'graded_rows', 'AgentSpec', 'text_file', 'find_customer', 'list_orders',
+           'get_order', 'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront',
+           'shared_data', 'content_words', 'env_secrets', 'redact', 'find_secrets', 'close_with_loop', 'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
 def canonical_json(obj  # plain JSON values (and numpy numbers, sets, dates, ids, enums)
@@ -248,7 +248,8 @@ _WRITE_WORDS = ("cancel modify update change create book return exchange send tr
                 "activate deactivate turn mark save store put patch upsert replace revoke grant block unblock mute "
                 "unmute follow unfollow like "
                 "attach detach link unlink install uninstall deploy publish release sign withdraw deposit execute "
-                "run rate review star unstar "
+                "run rate review star unstar renew extend enrol enroll waive reinstate suspend reschedule rebook redeem "
+                "claim allocate "
                 "clear empty lock unlock mkdir touch cp mv rm charge").split()
 _READ_WORDS = ("get find list search lookup look read fetch show check calculate compute think describe view query count retrieve browse "
                "inspect validate verify estimate predict convert translate summarize summarise analyze analyse "
@@ -264,7 +265,8 @@ def guess_effect(name: str,             # the tool's name
     first verb."""
     words = [w.lower() for w in re.split(r"[_\W.]+|(?<=[a-z])(?=[A-Z])", name.strip()) if w]
     # the first verb in the name: 'get_order', 'ChaDri.change_drink'
-    for w in words:
+    for w, after in zip(words, words[1:] + [""]):
+        if w == "check" and after in ("in", "out"): return "write"    # check_in_guest: a stay begins or ends
         if w in _READ_WORDS: return "read"
         if w in _WRITE_WORDS: return "write"
     # BFCL prefixes its API's blurb
@@ -324,6 +326,13 @@ class Tool:
     @property
     def required(self) -> list: return list(self.input_schema.get("required", []))
 
+# %% ../nbs/00_core.ipynb #b83c5120
+def _warn_untyped(name: str, params: list):
+    "Warn that tool `name`'s `params` have no type: the agent would be told they take any value."
+    warnings.warn(f"tool {name!r}: parameter(s) {params} have no type annotation, so their schema is {{}} (any value) "
+                  f"and no call can be checked against it. Fix: annotate them, e.g. `{params[0]}: str`", stacklevel=3)
+
+
 # %% ../nbs/00_core.ipynb #67eb5315
 @classmethod
 def _from_function(cls, fn, name=None, effect=None) -> Tool:
@@ -331,9 +340,10 @@ def _from_function(cls, fn, name=None, effect=None) -> Tool:
     sig = inspect.signature(fn)
     summary, pdocs = parse_docstring(fn.__doc__, set(sig.parameters))   # "Checks: ..." in prose is not a parameter
     hints = typing.get_type_hints(fn, include_extras=True)
-    props, req, defs = {}, [], {}
+    props, req, defs, untyped = {}, [], {}, []
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name in ("self", "cls"): continue
+        if hints.get(p.name, p.empty) is p.empty: untyped.append(p.name)   # (a wrapper may say `empty` itself)
         try: s = type_schema(hints.get(p.name, inspect.Parameter.empty))
         except TypeError as e:
             raise SchemaError(name or fn.__name__, f"input_schema.properties.{p.name}", str(e),
@@ -346,6 +356,7 @@ def _from_function(cls, fn, name=None, effect=None) -> Tool:
         props[p.name] = s
     schema = {"type": "object", "properties": props, **({"required": req} if req else {}),
               **({"$defs": defs} if defs else {})}
+    if untyped: _warn_untyped(name or fn.__name__, untyped)
     out = hints.get("return")
     try: out_schema = type_schema(out) if out not in (None, inspect.Parameter.empty) else None
     except TypeError: out_schema = None
@@ -431,6 +442,9 @@ def _from_dict(cls, x: dict) -> Tool:
 def tools(xs  # tools in any format: functions, dicts, `Tool`s
          ) -> list[Tool]:
     "Tools from a list of functions or dicts (or an MCP `{'tools': [...]}` result); names must be unique."
+    if isinstance(xs, (str, bytes, os.PathLike)):      # a file name, or its text: not read here, said
+        raise SchemaError(str(xs)[:40], "tools", f"a {type(xs).__name__}, not a list of tools",
+                          "read the file first: tools(json.loads(text_file(path, 'tools JSON')))")
     if isinstance(xs, dict) and "tools" in xs: xs = xs["tools"]
     elif isinstance(xs, (dict, Tool)) or callable(xs): xs = [xs]                # one tool, not in a list
     out = [Tool.from_any(x) for x in xs]
@@ -594,6 +608,9 @@ class AgentSpec:
     tools: list
     policy: str
     def __post_init__(self):
+        if isinstance(self.policy, os.PathLike):
+            raise TypeError(f"policy is a path ({self.policy}), not its text. "
+                            f"Fix: AgentSpec(name, tools, text_file({str(self.policy)!r}, 'policy text'))")
         if not isinstance(self.policy, str):
             raise TypeError(f"policy must be text (the agent's system prompt), got {type(self.policy).__name__}. "
                             "Fix: pass the policy as one string")
@@ -613,6 +630,28 @@ class AgentSpec:
                 ) -> str:
         "The tool's own name for `name` as a model API called it (unchanged when no tool has that alias)."
         return next((t.name for t in self.tools if t.api_name == name), name)
+
+# %% ../nbs/00_core.ipynb #5bd98bd1
+def text_file(path,                   # the file to read
+              what: str = "text"      # what it should hold, for the error: 'policy text', 'tools JSON'
+             ) -> str:
+    "The UTF-8 text of file `path`, or an error naming the file, what is wrong with it and the fix."
+    path = Path(path)
+    if not path.exists(): raise FileNotFoundError(f"{path}: no such file. Fix: give the path of your {what}")
+    if path.is_dir(): raise ValueError(f"{path}: a folder, not a file. Fix: give the path of your {what} file")
+    try: text = path.read_bytes().decode("utf-8-sig")
+    except PermissionError as e:
+        raise ValueError(f"{path}: cannot be read ({e.strerror}). "
+                         "Fix: make it readable (chmod u+r) or copy it") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (byte {e.object[e.start]:#x} at position {e.start}: a binary file "
+                         f"such as .docx or .pdf, or another encoding). "
+                         f"Fix: save your {what} as UTF-8 plain text") from None
+    if "\x00" in text:
+        raise ValueError(f"{path}: holds NUL bytes (a binary file, or UTF-16). "
+                         f"Fix: save your {what} as UTF-8 plain text")
+    return text
+
 
 # %% ../nbs/00_core.ipynb #c3b3e989
 def find_customer(email: str) -> dict:

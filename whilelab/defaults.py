@@ -94,8 +94,8 @@ class _WorldRecords:
                                  "cancelled or canceled, close -> closed)")
     status_hints: tuple = _d((("cancel", "cancelled"), ("return", "return requested"),
                               ("exchange", "exchange requested"), ("refund", "refunded")),
-                             "the status a write sets when the world has none its verb names (tau-bench retail's: "
-                             "a return is requested, not done)")
+                             "the status a write sets when the world has none its verb names (tau-bench retail's "
+                             "statuses: a return is requested, not done)")
 
 # %% ../nbs/04_defaults.ipynb #5e154f5f
 @dataclass(frozen=True)
@@ -150,6 +150,9 @@ class _WorldFaults:
     server_timeout_s: float = _d(30.0, "how long a world you bring (an MCP server, your function) may take to "
                                        "answer before the call counts as timed out: a common HTTP client default",
                                  lo=0.0)
+    server_start_s: float = _d(60.0, "how long a server may take to start and list its tools: longer than a call, "
+                                     "as `npx` may fetch a package and a rollout's own server starts under load",
+                               lo=0.0)
     end_grace_s: float = _d(5.0, "how long a hung call's thread or a closing server's processes get to end before "
                                  "they are ended by force (the MCP SDK gives a server 2 s, then 2 s more)", lo=0.0)
     warn_ok_below: float = _d(0.2, "a world you bring that answers fewer of its calls ok than this is probably broken "

@@ -13,7 +13,11 @@ from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for,
 from .defaults import WorldOptions
 
 # %% ../nbs/04_world.ipynb #e87951a1
-def _singular(w: str) -> str: return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
+def _singular(w: str) -> str:
+    "One of `w`: orders -> order, classes -> class, categories -> category, boxes -> box; status stays."
+    if w.endswith("ies") and len(w) > 4: return w[:-3] + "y"
+    if w.endswith(("sses", "xes", "ches", "shes", "zzes")): return w[:-2]
+    return w[:-1] if w.endswith("s") and not w.endswith(("ss", "us", "is")) else w
 
 # %% ../nbs/04_world.ipynb #3b725d04
 def values_in(tables: dict  # entity -> {id: record}
@@ -51,6 +55,7 @@ def _is_name(p: str, o: WorldOptions, entity: str | None = None) -> bool:
 # %% ../nbs/04_world.ipynb #1024d3d2
 _FINDS = ("find", "lookup", "search", "identify", "verify", "by")   # a tool that finds a record by what is said of it
 _BIRTH = {"birth", "dob", "birthdate", "birthday"}   # words of a field that holds a date of birth
+_SAME = {"postal": "zip", "postcode": "zip", "mobile": "phone", "tel": "phone", "telephone": "phone", "mail": "email"}
 
 def _identifying(p: str, o: WorldOptions, entity: str | None = None) -> bool:
     "Whether parameter `p` says who a person is: a name, an email, a phone, a date of birth, a zip code ..."
@@ -72,7 +77,7 @@ def _field(p: str, rec: dict, o: WorldOptions, entity: str | None = None):
         if ws[:-1] in (["last"], ["family"]): return last or (full.split()[-1] if full else None)
         return names.get(tuple(ws[:-1])) if ws[:-1] == ["middle"] else full
     if _BIRTH & set(ws): return next((v for k, v in rec.items() if _BIRTH & set(_words(k))), None)
-    stem = lambda n: {w.rstrip("s") for w in _words(n)}      # starts_at holds a start
+    stem = lambda n: {_SAME.get(w, w.rstrip("s")) for w in _words(n)}      # starts_at holds a start
     same = [k for k in sorted(rec) if not _id_entity(k) and _words(k) and (stem(p) <= stem(k) or stem(k) <= stem(p))]
     return rec[same[0]] if same else None
 
@@ -198,13 +203,15 @@ def _enum_states(self: Schema, e: str) -> list:
 @patch
 def _named_states(self: Schema, e: str, known) -> list:
     "States of `e` that its tools name before it: 'Cancel a booked appointment', cancel_pending_order."
-    alts = "|".join([re.escape(s) for s in known] + [r"[a-z]+(?:ed|ing)"])
+    alts = "|".join([re.escape(s.lower()) for s in known] + [r"[a-z]+(?:ed|ing)"])
+    spelt = {s.lower(): s for s in known}        # BOOKED where the world writes it so
     out = []
     for t in self.tools.values():
         if self.role[t.name]["entity"] != e: continue
         text = " ".join(_words(t.name)) + " " + t.description.lower()
         for m in re.finditer(rf"\b({alts})\s+{re.escape(e)}", text):
-            if m.group(1) not in self.o.not_statuses and m.group(1) not in out: out.append(m.group(1))
+            s = spelt.get(m.group(1), m.group(1))
+            if m.group(1) not in self.o.not_statuses and s not in out: out.append(s)
     return out
 
 # %% ../nbs/04_world.ipynb #c05dbff0
@@ -215,7 +222,7 @@ def _verb_status(self: Schema, verb: str, sts) -> str | None:
     if verb in dict(self.o.status_after): return dict(self.o.status_after)[verb]
     stem = verb[:-1] if verb.endswith("e") else verb
     def named(s):    # cancelled, canceled, closed, "return requested"; not `settled` for set
-        w = (re.split(r"[\s_-]+", s) or [""])[0]
+        w = (re.split(r"[\s_-]+", s.lower()) or [""])[0]
         return w == verb or (len(stem) >= 3 and w.startswith(stem) and len(w) - len(stem) <= 3)
     return next((s for s in sts if named(s)), None) or dict(self.o.status_hints).get(verb)
 
@@ -244,11 +251,11 @@ def _statuses(self: Schema, e: str) -> tuple:
 def _status_role(self: Schema, t: Tool, r: dict) -> dict:
     "The status write `t` needs (one of its entity's, that its name or description gives) and the one it sets."
     e, sts = r["entity"], self.statuses.get(r["entity"], ())
-    words = re.split(r"[_\W]+", t.name.lower())
-    needs = next((s for s in sts if s in words), None)
+    words, spelt = re.split(r"[_\W]+", t.name.lower()), {s.lower(): s for s in sts}   # the world's spelling
+    needs = next((s for s in sts if s.lower() in words), None)
     if needs is None and e and sts:
-        m = re.search(rf"\b({'|'.join(map(re.escape, sts))})\s+{re.escape(e)}", t.description.lower())
-        needs = m.group(1) if m else None
+        m = re.search(rf"\b({'|'.join(map(re.escape, spelt))})\s+{re.escape(e)}", t.description.lower())
+        needs = spelt[m.group(1)] if m else None
     return {"needs_status": needs if r["kind"] == "write" else None,
             "sets_status": self._verb_status(words[0] if words else "", sts)}
 

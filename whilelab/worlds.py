@@ -356,7 +356,7 @@ def for_situation(self: FunctionWorld,
 class _Server:
     "An MCP server over stdio, its session held open on a loop of its own so that any thread or loop can call it."
     live = set()     # servers not yet closed: ended when Python exits, whatever happened
-    def __init__(self, command: str, args, env, timeout: float, grace: float = 5.0):
+    def __init__(self, command: str, args, env, timeout: float, grace: float = 5.0, start: float = 60.0):
         from mcp import StdioServerParameters
         # started through sh, which writes its pid and execs the server: the server's process group is then known
         self.pidfile = tempfile.mkstemp(prefix="whilelab-pid-")[1]
@@ -367,11 +367,11 @@ class _Server:
         self.log, self.loop = tempfile.TemporaryFile("w+"), asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, name="whilelab-mcp", daemon=True).start()
         _Server.live.add(self)
-        try: self.listed = asyncio.run_coroutine_threadsafe(self._open(), self.loop).result(timeout)
+        try: self.listed = asyncio.run_coroutine_threadsafe(self._open(), self.loop).result(start)
         except Exception as e:
             self.close()
             raise RuntimeError(f"the MCP server `{command} {' '.join(map(str, args))}` did not start "
-                               f"({type(e).__name__}: {e or f'no answer to initialize in {timeout:g} s'})."
+                               f"({type(e).__name__}: {str(e) or f'no answer to initialize in {start:g} s'})."
                                f"{self._said()} "
                                "Fix: run that command yourself and check it serves MCP over stdio") from None
 
@@ -640,7 +640,8 @@ def _copied_roots(self: MCPWorld, args: list, roots, setup) -> list:
 def _start(self: MCPWorld, copy: _Copy | None) -> _Server:
     "A server on `copy` of the roots (its paths in the arguments put in place of the real ones)."
     args = swap_paths(self.args, copy.paths) if copy else self.args
-    return _Server(self.command, args, self.env, self.options.server_timeout_s, self.options.end_grace_s)
+    return _Server(self.command, args, self.env, self.options.server_timeout_s, self.options.end_grace_s,
+                   self.options.server_start_s)
 
 # %% ../nbs/16_worlds.ipynb #bd2be7fc
 @patch
