@@ -141,3 +141,10 @@ POLICY = """# Lending desk
 - Ask the member to confirm before you withdraw a hold.
 - If the system fails, say so plainly and do not claim the renewal or hold went through.
 """
+
+def world(path=None, **options):
+    "The lending desk as a world over a fresh database file (`whilelab run --world bench/worlds/library.py:world`)."
+    import tempfile
+    from whilelab.worlds import FunctionWorld
+    path = make_db(path or Path(tempfile.mkdtemp(prefix="library-")) / "library.db")
+    return FunctionWorld(FUNCTIONS, str(path), name="library", **options)

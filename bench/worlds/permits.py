@@ -120,3 +120,8 @@ POLICY = """# Permits counter
 - Never promise that a permit will be approved, and never give a decision date.
 - If the system fails, tell the applicant and do not say the change was made.
 """
+
+def world(**options):
+    "The permits office as a world (`whilelab run --world bench/worlds/permits.py:world`)."
+    from whilelab.worlds import FunctionWorld
+    return FunctionWorld(FUNCTIONS, state(), name="permits", **options)
