@@ -8,8 +8,9 @@ offline stand-ins (no network, no key), in a fresh Python process (`--timeout` s
 
 * delivered: pairs delivered / deliverable (the summary's `delivered_pairs`, pairs the plan proved impossible not owed);
   target 100%;
-* cost: rollouts / (plan cells x phrasings x samples), i.e. the search's rollouts over the plan played once;
-  target <= 1.25 x (with 100% delivered);
+* cost: rollouts / (plan cells x phrasings x samples), i.e. the search's rollouts over the plan played once, when the
+  search stops; target <= 1.25 x (with 100% delivered). The second line also gives the cost at the first batch where
+  every pair was delivered (from `sim.history`);
 * ok-rate: of the calls in `exists` cells with condition `ok` that the user's world answered, those it answered `ok`
   (rows there that reached no call of the world are counted in `silent`); target >= 90%;
 * bytes changed outside temporary copies: the user's db file (and any -journal/-wal beside it), the dict world's source
@@ -158,8 +159,11 @@ def child(name: str, budget: int | None, k: int | None, n: int | None) -> dict:
         tool_ok = sum(any(c["tool"] == r["cell"].get("tool") and c.get("by") == by and c["status"] == "ok"
                           for c in r["calls"]) for r in cell_rows)
         planned_once = s["cells"] * opts.n_phrasings * opts.k_samples
+        h = sim.history
+        full = [int(h.total_rollouts[b]) for b in range(h.sizes["batch"]) if float(h.coverage[b]) >= 1.0] if h is not None else []
         return {"world": name, "build": "ok", "run": "ok", "rollouts": s["rollouts"], "cells": s["cells"],
-                "cost": s["rollouts"] / planned_once, "delivered": s["delivered_pairs"],
+                "cost": s["rollouts"] / planned_once,
+                "cost_at_full": full[0] / planned_once if full else None, "delivered": s["delivered_pairs"],
                 "delivered_fraction": s["delivered_fraction"], "ok_calls": sum(c["status"] == "ok" for c in asked),
                 "calls": len(asked), "silent": silent,
                 "tool_ok": f"{tool_ok}/{len(cell_rows)}",
@@ -256,7 +260,8 @@ def main():
         print(f"{name:8} {m['rollouts']:8} {m['delivered']:>9} {m['delivered_fraction']:5.0%} {m['cost']:5.2f}x "
               f"{ok_text:>20} {m['silent']:6} {m['bytes_changed']:9} {procs:5} {m['rate']:7.1f}  {marks}")
         print(f"{'':8} {how}; cells {m['cells']}, {m['seconds']:.1f} s, stopped: {m['stopped']}, errors {m['errors']}, "
-              f"pass rate {m['pass_rate']}, world answered ok {m['world_ok_all']} of all its calls; exists/ok rows whose "
+              f"pass rate {m['pass_rate']}, all pairs delivered at "
+              f"{'%.2fx' % m['cost_at_full'] if m.get('cost_at_full') else 'never'}, world answered ok {m['world_ok_all']} of all its calls; exists/ok rows whose "
               f"cell's own tool the world answered ok: {m['tool_ok']}"
               + (f"; left: {m['procs_left'] + m['orphans']}" if procs else ""))
     print("\ncost: rollouts / (plan cells x phrasings x samples); ok-rate: calls in exists/ok cells the user's world "
