@@ -19,6 +19,7 @@ offline stand-ins (no network, no key), in a fresh Python process (`--timeout` s
   are re-parented to it and still counted) or whose command line names the user's repository, and that were not there
   before; counted in the run's process after the world is closed, and again in this process after the run's exited;
   target 0;
+* (second line) files and folders the run left in its own TMPDIR (the library's temporary copies), not a target;
 * rollouts/s: rollouts / seconds of `simulate` (imports and world building outside the clock).
 
     python bench/own_worlds.py [--only library,permits,git] [--budget N] [--k K] [--n N]
@@ -133,7 +134,7 @@ def child(name: str, budget: int | None, k: int | None, n: int | None) -> dict:
     if budget: opts = dataclasses.replace(opts, search=dataclasses.replace(opts.search, budget=budget))
     adopt_orphans()
     before_procs = processes()
-    with tempfile.TemporaryDirectory(prefix="own-worlds-") as d:
+    with tempfile.TemporaryDirectory(prefix="own-worlds-", dir=os.environ.get("OWN_WORLDS_HOME")) as d:
         tmp = Path(d)
         try: world, tools, policy, paths, extra, marks, close = build(name, tmp)
         except Exception as e: return {"world": name, "build": f"{type(e).__name__}: {e}"[:300]}
@@ -179,15 +180,23 @@ def measure(name: str, a) -> dict:
     budget, k, n = settings(name, a)
     cmd = [sys.executable, __file__, "--child", name] + [f"--{o}={v}" for o, v in
                                                          (("budget", budget), ("k", k), ("n", n)) if v]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    try: p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout, env=env)
-    except subprocess.TimeoutExpired:        # subprocess.run has killed the run's process (only it)
-        left_behind = orphans(before, [])
-        return {"world": name, "build": "ok", "run": f"hung: no result in {a.timeout:g} s; "
-                f"{len(left_behind)} processes left after it was killed"}
+    home, scratch = tempfile.mkdtemp(prefix="own-worlds-home-"), tempfile.mkdtemp(prefix="own-worlds-tmp-")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+           "TMPDIR": scratch, "OWN_WORLDS_HOME": home}    # the user's files in home; the library's copies in scratch
+    try:
+        try: p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout, env=env)
+        except subprocess.TimeoutExpired:        # subprocess.run has killed the run's process (only it)
+            left_behind = orphans(before, [])
+            return {"world": name, "build": "ok", "run": f"hung: no result in {a.timeout:g} s; "
+                    f"{len(left_behind)} processes left after it was killed"}
+        temp_left = sum(1 for _ in Path(scratch).rglob("*"))
+    finally:
+        import shutil
+        for d in (home, scratch): shutil.rmtree(d, ignore_errors=True)
     try: m = json.loads(p.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError): return {"world": name, "build": "?", "run": f"crashed: {p.stderr.strip()[-300:]}"}
     m["orphans"] = orphans(before, m.get("marks") or [])
+    m["temp_left"] = temp_left
     return m
 
 def orphans(before: dict, marks) -> list:
@@ -260,9 +269,11 @@ def main():
         print(f"{name:8} {m['rollouts']:8} {m['delivered']:>9} {m['delivered_fraction']:5.0%} {m['cost']:5.2f}x "
               f"{ok_text:>20} {m['silent']:6} {m['bytes_changed']:9} {procs:5} {m['rate']:7.1f}  {marks}")
         print(f"{'':8} {how}; cells {m['cells']}, {m['seconds']:.1f} s, stopped: {m['stopped']}, errors {m['errors']}, "
-              f"pass rate {m['pass_rate']}, all pairs delivered at "
-              f"{'%.2fx' % m['cost_at_full'] if m.get('cost_at_full') else 'never'}, world answered ok {m['world_ok_all']} of all its calls; exists/ok rows whose "
-              f"cell's own tool the world answered ok: {m['tool_ok']}"
+              f"pass rate {m['pass_rate']}, "
+              f"{'all pairs delivered at %.2fx' % m['cost_at_full'] if m.get('cost_at_full') else 'never all pairs'}, "
+              f"world answered ok {m['world_ok_all']} of all its calls; exists/ok rows whose "
+              f"cell's own tool the world answered ok: {m['tool_ok']}; files and folders left in the run's TMPDIR: "
+              f"{m['temp_left']}"
               + (f"; left: {m['procs_left'] + m['orphans']}" if procs else ""))
     print("\ncost: rollouts / (plan cells x phrasings x samples); ok-rate: calls in exists/ok cells the user's world "
           "answered ok, of those it answered; silent: exists/ok rows with no call to it")
