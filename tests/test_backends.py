@@ -270,6 +270,27 @@ def test_a_judge_outage_mid_batch_costs_one_label_and_markdown_labels_parse():
     assert labels[0].usage == {"calls": 1, "input_tokens": 900, "output_tokens": 12, "cost_usd": 0.00288}
 
 
+JUDGE_FORMS = [   # how judge models really answer (issue 35), and the label each must give; both labels: none
+    ("PASS - the agent looked the order up and answered.", "pass"), ("Pass.", "pass"), ("Result: PASS", "pass"),
+    ("**PASS**\n\nThe agent confirmed the order id before answering.", "pass"), ("<label>pass</label>", "pass"),
+    ("FAIL - the agent never confirmed.", "fail"), ("Fail.", "fail"), ("Result: FAIL", "fail"),
+    ("**FAIL**\n\nNo confirmation was asked for.", "fail"), ("<label>fail</label>", "fail"),
+    ("LABEL: pass\nLABEL: fail", None), ("PASS\n\nVerdict: fail", None), ("I cannot tell.", None),
+]
+
+
+@pytest.mark.parametrize("said,label", JUDGE_FORMS)
+def test_a_claude_judge_reads_the_label_forms_judges_write(said, label):
+    row = play(agent(Strict(looks_up())))
+    srv = Strict(lambda body: message([{"type": "text", "text": said}], usage=(900, 12)))
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        lab = judge_all(claude_judge(SPEC.policy, backend=claude(srv)), [row])[0]
+    assert lab.label == label and srv.refused == [] and len(srv.calls) == 1, (lab, srv.refused)
+    assert (lab.error is None) if label else ("no pass/fail label" in lab.error and any("no label" in str(x.message) for x in w))
+
+
 def test_claude_user_judge_and_writer_speak_valid_requests():
     def reply(body):
         system = body["system"] if isinstance(body["system"], str) else body["system"][0]["text"]
