@@ -765,3 +765,24 @@ rollouts(sits, SPEC, a, TemplateUser(), opts=dataclasses.replace(FAST, concurren
         rows = rollouts(sits, SPEC, a, TemplateUser(), opts=dataclasses.replace(FAST, concurrency=1), progress=False)
     assert p.returncode == -signal.SIGKILL and all(r["error"] is None for r in rows) and len(rows) == 20
     assert a.backend.cache.hits == 6 and len(srv.calls) - before == 34
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_the_request_cache_keys_on_the_endpoint_the_environment_chooses(provider, tmp_path, monkeypatch):
+    """Two servers chosen through ANTHROPIC_BASE_URL / OPENAI_BASE_URL do not share cached replies (issue 35): the
+    second receives its own requests; the first, asked again, is served from the cache."""
+    var = "ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL"
+    reply = looks_up() if provider == "anthropic" else (lambda body: chat("It is on its way."))
+    srv_a, srv_b, cache = Strict(reply), Strict(reply), tmp_path / "c.sqlite"
+    def fresh():
+        if provider == "anthropic": return ClaudeAgent(backend=ClaudeBackend(api_key=KEY, opts=FAST, cache=cache))
+        return OpenAIAgent("m", backend=OpenAIBackend("m", api_key=KEY, opts=FAST, cache=cache))
+    with serve(srv_a) as url_a, serve(srv_b) as url_b:
+        monkeypatch.setenv(var, url_a + ("/v1" if provider == "openai" else ""))
+        first = play(fresh()); n_a = len(srv_a.calls)
+        assert first["error"] is None and n_a >= 1 and srv_a.refused == []
+        monkeypatch.setenv(var, url_b + ("/v1" if provider == "openai" else ""))
+        second = play(fresh())
+        assert second["error"] is None and len(srv_b.calls) == n_a and srv_b.refused == []   # its own requests
+        monkeypatch.setenv(var, url_a + ("/v1" if provider == "openai" else ""))
+        assert play(fresh())["messages"] == first["messages"] and len(srv_a.calls) == n_a   # served from the cache

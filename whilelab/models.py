@@ -693,13 +693,14 @@ class ClaudeBackend:
                  concurrency: int = 8,         # calls in flight at once
                  timeout: float = 60.0,        # seconds before a call counts as timed out (and is retried)
                  transport=None,               # an httpx transport: a recorded or local server instead of the API
-                 base_url: str | None = None,  # another endpoint speaking the Messages API
+                 base_url: str | None = None,  # another Messages API endpoint (default: ANTHROPIC_BASE_URL)
                  opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
                  prices: dict = PRICES,        # USD per million tokens by model id, for the spend limit
                  prompt_cache: bool = True, # mark the system prompt and tools (the same on every call of a run) for caching
                  cache=None  # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
                 ):
         _key(api_key, "ANTHROPIC_API_KEY")   # fail now, not at the first call, when there is no key
+        base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None   # the SDK's default: in the cache key
         self.model, self.max_tokens, self.extra_body, self.prices, self.opts = model, max_tokens, dict(extra_body or {}), prices, opts
         self.prompt_cache, self.cache, self.base_url = prompt_cache, request_cache(cache), base_url
         mk = _SDKClient("anthropic", "AsyncAnthropic", "ANTHROPIC_API_KEY", api_key, transport=transport,
@@ -940,7 +941,7 @@ def to_openai(messages,                   # a conversation in the chat form rows
 class OpenAIBackend:
     "Chat completions on an OpenAI-compatible endpoint, with whilelab's retries and a concurrency limit."
     def __init__(self, model: str,                # the model id the endpoint serves
-                 base_url: str | None = None,      # an OpenAI-compatible endpoint (vLLM, a local server); None: OpenAI
+                 base_url: str | None = None,      # an OpenAI-compatible endpoint; None: OPENAI_BASE_URL, else OpenAI
                  api_key: str | None = None,       # default: OPENAI_API_KEY (not needed with a base_url)
                  temperature: float = 1.0,         # sampling temperature
                  max_tokens: int = 1024,           # the longest reply
@@ -952,6 +953,7 @@ class OpenAIBackend:
                  prices: dict = PRICES,            # USD per million tokens by model id, for the spend limit
                  cache=None  # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
                 ):
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None   # the SDK's default: in the cache key
         _key(api_key, "OPENAI_API_KEY", required=base_url is None)
         self.model, self.temperature, self.max_tokens, self.family, self.prices = model, temperature, max_tokens, family, prices
         self.opts, self.cache = opts, request_cache(cache)
