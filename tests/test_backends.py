@@ -786,3 +786,22 @@ def test_the_request_cache_keys_on_the_endpoint_the_environment_chooses(provider
         assert second["error"] is None and len(srv_b.calls) == n_a and srv_b.refused == []   # its own requests
         monkeypatch.setenv(var, url_a + ("/v1" if provider == "openai" else ""))
         assert play(fresh())["messages"] == first["messages"] and len(srv_a.calls) == n_a   # served from the cache
+
+
+def test_after_an_empty_agent_reply_the_persons_request_is_no_prefill():
+    """The agent's first reply is empty: the person's next request used to end with its own previous message as the
+    final assistant turn, which the Messages API continues as a prefill (issue 35). The strict server refuses that."""
+    from whilelab.models import SILENT
+    turns = iter([message([], stop="end_turn"), message([{"type": "text", "text": "It has shipped."}])])
+    agent_side = Strict(lambda body: next(turns))
+    def person(body):
+        said = sum(m["role"] == "assistant" for m in body["messages"])   # the person's own earlier turns
+        return message([{"type": "text", "text": ["Hi, where is my order?", "Hello? Anyone there?"][said]
+                         if said < 2 else STOP}])
+    person_side = Strict(person)
+    row = play(agent(agent_side), ClaudeUser(backend=claude(person_side)))
+    assert person_side.refused == [] and agent_side.refused == [], (person_side.refused, agent_side.refused)
+    second = person_side.calls[1]["messages"]
+    assert second[-1] == {"role": "user", "content": SILENT} and second[-2]["content"] == "Hi, where is my order?"
+    assert [m["content"] for m in row["messages"] if m["role"] == "user"][:2] == ["Hi, where is my order?",
+                                                                                  "Hello? Anyone there?"]

@@ -14,11 +14,11 @@ from .rollout import assistant_msg, user_msg, person_leaves, Ctx
 
 # %% auto #0
 __all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'DEFAULT_CLAUDE', 'PRICES',
-           'CACHE_PRICE', 'STOP', 'OPENS', 'FINISH_REASONS', 'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser',
-           'BackendError', 'price_of', 'cost_usd', 'request_key', 'RequestCache', 'request_cache', 'ClaudeBackend',
-           'ClaudeAgent', 'person_brief', 'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter', 'to_openai',
-           'OpenAIBackend', 'OpenAIAgent', 'run_batch', 'AnthropicBatches', 'OpenAIBatches', 'openai_judge',
-           'OpenAIUser', 'OpenAIWriter', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
+           'CACHE_PRICE', 'STOP', 'OPENS', 'SILENT', 'FINISH_REASONS', 'ScriptedAgent', 'ids_in', 'said_value',
+           'TemplateUser', 'BackendError', 'price_of', 'cost_usd', 'request_key', 'RequestCache', 'request_cache',
+           'ClaudeBackend', 'ClaudeAgent', 'person_brief', 'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter',
+           'to_openai', 'OpenAIBackend', 'OpenAIAgent', 'run_batch', 'AnthropicBatches', 'OpenAIBatches',
+           'openai_judge', 'OpenAIUser', 'OpenAIWriter', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
 
 # %% ../nbs/12_models.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool",
@@ -837,11 +837,12 @@ def person_brief(ctx  # which rollout: the person's stance and what they know
 
 # %% ../nbs/12_models.ipynb #5852036a
 OPENS = "(The support chat opens. Write your first message.)"
+SILENT = "(The agent said nothing. Write your next message.)"   # the person's turn after an empty agent reply
 
 def flipped(messages  # the conversation from the agent's side
            ) -> list[dict]:
     """The conversation as the person sees it: the agent's words as the other side, tool traffic unseen, same-speaker
-    turns joined."""
+    turns joined; it never ends with the person's own turn (the Messages API would continue it as a prefill)."""
     out = [{"role": "user", "content": OPENS}]
     for m in messages:
         text = (m.get("content") or "").strip() if m["role"] in ("user", "assistant") else ""
@@ -850,6 +851,7 @@ def flipped(messages  # the conversation from the agent's side
         if out[-1]["role"] == role: out[-1]["content"] += "\n\n" + text
         else: out.append({"role": role, "content": text})
     if len(out) > 1 and out[1]["role"] == "user": out.pop(0)      # the agent spoke first: its words open the chat
+    if out[-1]["role"] == "assistant": out.append({"role": "user", "content": SILENT})   # the agent's reply was empty
     return out
 
 # %% ../nbs/12_models.ipynb #023dc1f9
