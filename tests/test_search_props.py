@@ -3,7 +3,7 @@ levels, on the built-in shopfront and on tau-bench's airline domain, offline, se
 delivers every pair its plan owes (no pair is lost to a crash or a stuck arm).
 
 CI plays a small derandomized sample; `WHILELAB_EXAMPLES=200 python -m pytest tests/test_search_props.py` explores."""
-import functools, json, os, warnings
+import functools, itertools, json, os, warnings
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 from whilelab.core import shopfront, shared_data, tools as load_tools
@@ -32,15 +32,28 @@ def restrictions(draw, name: str):
     axes = spec_axes(name)[2]
     return {a.name: draw(st.sets(st.sampled_from(a.levels), min_size=1, max_size=len(a))) for a in axes}
 
-def run(name: str, keep: dict, seed: int):
-    ts, policy, axes = spec_axes(name)
+def restricted(name: str, keep: dict):
+    axes = spec_axes(name)[2]
     for a, levels in keep.items(): axes = axes.restrict(a, sorted(levels, key=axes[a].levels.index))
+    return axes
+
+def some_cell_allowed(axes) -> bool:
+    "Whether any cell escapes every constraint (checked over the constrained axes alone, independently of the plan)."
+    names = sorted({k for c in axes.constraints for k in c})
+    cells = (dict(zip(names, vs)) for vs in itertools.product(*(axes[n].levels for n in names)))
+    return any(not any(all(c[k] == v for k, v in con.items()) for con in axes.constraints) for c in cells)
+
+def run(name: str, keep: dict, seed: int):
+    ts, policy, _ = spec_axes(name)
     opts = SimOptions(seed=seed, n_phrasings=1, k_samples=1, search=SearchOptions(budget=BUDGET))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return simulate(tools=ts, policy=policy, axes=axes, options=opts, progress=False)
+        return simulate(tools=ts, policy=policy, axes=restricted(name, keep), options=opts, progress=False)
 
 def check(name: str, keep: dict, seed: int):
+    if not some_cell_allowed(restricted(name, keep)):    # e.g. only reads, only write_conflict: nothing can run
+        with pytest.raises(ValueError, match=r"constraints forbid every cell.*Fix:"): run(name, keep, seed)
+        return
     sim = run(name, keep, seed)
     s = sim.summary()
     got, owed = map(int, s["delivered_pairs"].split("/"))
@@ -60,3 +73,10 @@ def test_any_restriction_of_the_axes_runs_and_delivers_its_plan(name, data, seed
                          ids=["one-condition", "one-stance"])
 def test_one_level_of_a_mutable_axis_runs(keep, seed):
     check("shopfront", keep, seed)
+
+
+def test_a_restriction_every_constraint_forbids_is_refused_by_name():
+    "Only a read tool, only write_conflict: no cell can run, and the error names the constraint and the fix."
+    keep = {"tool": {"find_customer"}, "condition": {"write_conflict"}}
+    assert not some_cell_allowed(restricted("shopfront", keep)) and some_cell_allowed(restricted("shopfront", {}))
+    check("shopfront", keep, 0)
