@@ -22,8 +22,9 @@ tool_names = st.from_regex(r"[a-z][a-z_]{1,8}(\.[a-z][a-z_]{1,8})?", fullmatch=T
 FORMATS = ["date", "date-time", "email", "uri", "uuid"]
 
 def scalar_schemas():
+    # maxLength from 36: a uuid has 36 characters (below that no value satisfies the schema, and intake refuses it)
     string = st.fixed_dictionaries({"type": st.just("string")}, optional={
-        "format": st.sampled_from(FORMATS), "minLength": st.integers(0, 3), "maxLength": st.integers(32, 60),
+        "format": st.sampled_from(FORMATS), "minLength": st.integers(0, 3), "maxLength": st.integers(36, 60),
         "description": st.text(max_size=20)})
     number = st.builds(lambda t, lo, span: {"type": t, "minimum": lo, "maximum": lo + span},
                        st.sampled_from(["integer", "number"]), st.integers(-100, 100), st.integers(1, 1000))
@@ -143,6 +144,8 @@ UNSATISFIABLE = [   # (the parameter's schema, the JSON path the refusal names)
     ({"type": "number", "minimum": 3, "maximum": 3, "exclusiveMinimum": True}, "input_schema.properties.x.minimum"),
     ({"type": "integer", "exclusiveMinimum": 1, "exclusiveMaximum": 2}, "input_schema.properties.x.minimum"),
     ({"type": "string", "minLength": 5, "maxLength": 2}, "input_schema.properties.x.minLength"),
+    ({"type": "string", "format": "uuid", "maxLength": 32}, "input_schema.properties.x.maxLength"),   # a uuid has 36
+    ({"type": "string", "format": "date", "minLength": 11}, "input_schema.properties.x.minLength"),
     ({"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 1}, "input_schema.properties.x.minItems"),
     ({"allOf": [{"type": "string"}, {"type": "integer"}]}, "input_schema.properties.x.allOf[1].type"),
     ({"type": "object", "allOf": [{"type": "array"}]}, "input_schema.properties.x.allOf[0].type"),

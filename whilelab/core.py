@@ -13,12 +13,13 @@ from .defaults import RedactOptions
 import numpy as np
 
 # %% auto #0
-__all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'BOILERPLATE', 'MIN_SECRET_LEN',
-           'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'LazyRng', 'SchemaError', 'normalize_schema',
-           'check_refs', 'type_schema', 'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row',
-           'Kept', 'ungraded_counts', 'graded_rows', 'AgentSpec', 'text_file', 'find_customer', 'list_orders',
-           'get_order', 'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront',
-           'shared_data', 'content_words', 'env_secrets', 'redact', 'find_secrets', 'close_with_loop', 'run_sync']
+__all__ = ['JSON_TYPES', 'FORMAT_LENGTHS', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'BOILERPLATE',
+           'MIN_SECRET_LEN', 'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'LazyRng', 'SchemaError',
+           'normalize_schema', 'check_refs', 'type_schema', 'parse_docstring', 'guess_effect', 'api_alias', 'Tool',
+           'tools', 'validate_row', 'Kept', 'ungraded_counts', 'graded_rows', 'AgentSpec', 'text_file', 'find_customer',
+           'list_orders', 'get_order', 'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human',
+           'shopfront', 'shared_data', 'content_words', 'env_secrets', 'redact', 'find_secrets', 'close_with_loop',
+           'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
 def canonical_json(obj  # plain JSON values (and numpy numbers, sets, dates, ids, enums)
@@ -167,22 +168,35 @@ def _bounds(s: dict, side: str):
     v = (max if side == "minimum" else min)(c[0] for c in cands)
     return v, any(x == v and ex for x, ex in cands)     # at a tie the exclusive bound wins
 
+# %% ../nbs/00_core.ipynb #5a7f0003aaaa
+FORMAT_LENGTHS = {"date": (10, 10), "uuid": (36, 36), "date-time": (20, None), "email": (3, None)}   # a@b; 2024-01-01
+
 # %% ../nbs/00_core.ipynb #5a7f0004beef
 def _empty_ranges(s: dict) -> dict:
-    "type -> (keyword, why) for each type whose own keywords in `s` no value of that type satisfies (an empty range)."
+    """type -> (keyword, why, fix) for each type whose own keywords in `s` no value of that type satisfies (an empty
+    range, or a length its `format` cannot have)."""
     out, lo, hi = {}, _bounds(s, "minimum"), _bounds(s, "maximum")
+    widen = "widen the range: make each minimum at most its maximum (and exclusive bounds apart)"
     if lo and hi:
         between = f"between its bounds {lo[0]} ({'exclusive' if lo[1] else 'inclusive'}) and {hi[0]} " \
                   f"({'exclusive' if hi[1] else 'inclusive'})"
         least = math.floor(lo[0]) + 1 if lo[1] else math.ceil(lo[0])      # the smallest integer allowed
         most = math.ceil(hi[0]) - 1 if hi[1] else math.floor(hi[0])       # the largest
         if lo[0] > hi[0] or (lo[0] == hi[0] and (lo[1] or hi[1])):
-            out["number"] = out["integer"] = ("minimum", f"no number lies {between}")
-        elif least > most: out["integer"] = ("minimum", f"no integer lies {between}")
+            out["number"] = out["integer"] = ("minimum", f"no number lies {between}", widen)
+        elif least > most: out["integer"] = ("minimum", f"no integer lies {between}", widen)
     for kind, a, b in (("string", "minLength", "maxLength"), ("array", "minItems", "maxItems"),
                        ("object", "minProperties", "maxProperties")):
         if isinstance(s.get(a), int) and isinstance(s.get(b), int) and s[a] > s[b]:
-            out[kind] = (a, f"{a} {s[a]} is above {b} {s[b]}")
+            out[kind] = (a, f"{a} {s[a]} is above {b} {s[b]}", f"make {a} at most {b}")
+    f = s.get("format")
+    short, long = FORMAT_LENGTHS.get(f, (0, None)) if isinstance(f, str) else (0, None)
+    if isinstance(s.get("maxLength"), int) and s["maxLength"] < short:
+        out["string"] = ("maxLength", f"a {f} has at least {short} characters, more than maxLength {s['maxLength']}",
+                         f"raise maxLength to at least {short}, or drop the format")
+    if long is not None and isinstance(s.get("minLength"), int) and s["minLength"] > long:
+        out["string"] = ("minLength", f"a {f} has at most {long} characters, fewer than minLength {s['minLength']}",
+                         f"lower minLength to at most {long}, or drop the format")
     return out
 
 # %% ../nbs/00_core.ipynb #5a7f0006beef
@@ -191,9 +205,8 @@ def _check_values(s: dict, tool: str, path: str):
     declared, empty = _declared(s), _empty_ranges(s)
     live = (declared if declared is not None else set(JSON_TYPES)) - set(empty)
     if declared is not None and not live:
-        key, why = empty[sorted(declared)[0]]
-        raise SchemaError(tool, f"{path}.{key}", f"{why}, so no value satisfies this schema",
-                          "widen the range: make each minimum at most its maximum (and exclusive bounds apart)")
+        key, why, fix = empty[sorted(declared)[0]]
+        raise SchemaError(tool, f"{path}.{key}", f"{why}, so no value satisfies this schema", fix)
     want = f"of type {s['type']!r}" if declared is not None else "its ranges allow"
     if "enum" in s and not any(_json_types(v) & live for v in s["enum"]):
         raise SchemaError(tool, f"{path}.enum", f"no member of enum {s['enum']!r} is {want}, so no value satisfies "
