@@ -88,7 +88,7 @@ def ungrounded_arguments(row,  # a rollout row
         for c in m.get("tool_calls") or []:
             # key order must not decide the verdict (stored rows have sorted keys)
             for p, v in sorted((c["function"]["arguments"] or {}).items()):
-                if not (_id_entity(p) or "email" in p): continue
+                if not (ctx.schema.entity_of(p) or "email" in p): continue
                 for x in (v if isinstance(v, list) else [v]):
                     if isinstance(x, (str, int)) and not isinstance(x, bool) and str(x) not in seen:   # integer ids too
                         return False, f"{c['function']['name']}: {p}={x!r} came from neither the person nor a tool result"

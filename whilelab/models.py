@@ -265,7 +265,7 @@ def _verify(self: ScriptedAgent, text: str, emails: list, hist, ncall: int, targ
     if state == "failed":
         return self._final(f"I could not verify your account ({_err(res)}). Could you check the email address?",
                            flaw, res, ctx), None
-    return None, res.get(f"{schema.owner}_id")
+    return None, res.get(schema.id_name(schema.owner))
 
 # %% ../nbs/12_models.ipynb #ea01cab1
 @patch
@@ -281,7 +281,7 @@ def _arguments(self: ScriptedAgent, t: Tool, text: str, emails: list, verified, 
 @patch
 def _argument(self: ScriptedAgent, p: str, s: dict, text: str, emails: list, verified, ctx, flaw) -> tuple:
     "(a question, or None; parameter `p`'s value, from schema `s` and what the person said)."
-    ent = _id_entity(p)
+    ent = ctx.schema.entity_of(p)     # order_id, or a table's own key (card_number)
     if ent: return self._id_argument(p, s, ent, text, verified, ctx, flaw)
     if "enum" in s: return None, next((v for v in s["enum"] if str(v).lower() in text.lower()), s["enum"][0])
     if "email" in p and s.get("type", "string") == "string" and emails: return None, emails[-1]
@@ -387,7 +387,7 @@ class TemplateUser:
 def _facts(self: TemplateUser, ctx):
     sit, schema = ctx.situation, ctx.schema
     ent = schema.entity_at_stake(sit.goal["tool"])
-    rid = sit.know.get(f"{ent}_id") if ent else None
+    rid = sit.know.get(schema.id_name(ent)) if ent else None
     s = str(rid) if rid is not None else ""
     wrong = s[:-1] + str((int(s[-1]) + 1) % 10) if s and s[-1].isdigit() else rid
     return ent, rid, (int(wrong) if isinstance(rid, int) else wrong)
@@ -405,7 +405,7 @@ def _own(self: TemplateUser, ctx, p: str):
     "What the person's own record in the situation's world holds for `p` (their date of birth, phone ...), or None."
     box = ctx.situation.world
     owner = box.schema.owner
-    rec = box.records.get(owner, {}).get(ctx.situation.know.get(f"{owner}_id"), {})
+    rec = box.records.get(owner, {}).get(ctx.situation.know.get(box.schema.id_name(owner)) if owner else None, {})
     return _field(p, rec, box.options, owner)
 
 # %% ../nbs/12_models.ipynb #bb5d6929
@@ -468,7 +468,9 @@ async def respond(self: TemplateUser,
     if " id?" in last:
         asked = re.search(r"the ([a-z ]+?) id\?", last)
         k = asked.group(1).replace(" ", "_") if asked else None
-        want = ctx.situation.know.get(f"{k}_id", ctx.situation.know.get(f"{k}_ids", rid if k == ent else None)) if k else rid
+        named = ctx.schema.id_name(k) if k else None        # order_id, or the table's own key (card_number)
+        know = ctx.situation.know
+        want = know.get(named, know.get(f"{k}_ids", rid if k == ent else None)) if k else rid
         want = want[0] if isinstance(want, list) and want else want
         return user_msg(f"It's {want}. {_details_text(ctx.situation.goal['details'])}" if want is not None else "I don't have an id.")
     who = re.search(r"what is your ([a-z ]+?)\?", last)
