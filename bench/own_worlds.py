@@ -8,9 +8,9 @@ offline stand-ins (no network, no key), in a fresh Python process (`--timeout` s
 
 * delivered: pairs delivered / deliverable (the summary's `delivered_pairs`, pairs the plan proved impossible not owed);
   target 100%;
-* cost: rollouts / (plan cells x phrasings x samples), i.e. the search's rollouts over the plan played once, when the
-  search stops; target <= 1.25 x (with 100% delivered). The second line also gives the cost at the first batch where
-  every pair was delivered (from `sim.history`);
+* full at: rollouts, in the order they landed, until every deliverable pair was delivered, / (plan cells x phrasings
+  x samples) -- bench/coverage.py's measure of the plan's price; target <= 1.25 x (with 100% delivered); stop: all the
+  search's rollouts (it goes on until no new behaviour shows), likewise;
 * ok-rate: of the calls in `exists` cells with condition `ok` that the user's world answered, those it answered `ok`
   (rows there that reached no call of the world are counted in `silent`); target >= 90%;
 * bytes changed outside temporary copies: the user's db file (and any -journal/-wal beside it), the dict world's source
@@ -20,7 +20,8 @@ offline stand-ins (no network, no key), in a fresh Python process (`--timeout` s
   before; counted in the run's process after the world is closed, and again in this process after the run's exited;
   target 0;
 * (second line) files and folders the run left in its own TMPDIR (the library's temporary copies), not a target;
-* rollouts/s: rollouts / seconds of `simulate` (imports and world building outside the clock).
+* rollouts/s: rollouts / seconds of `simulate`, writing its run folder as a user's run does (imports and world
+  building outside the clock).
 
     python bench/own_worlds.py [--only library,permits,git] [--budget N] [--k K] [--n N]
                                [--git-budget 128] [--git-k 1] [--git-n 1] [--timeout 420]
@@ -140,7 +141,7 @@ def child(name: str, budget: int | None, k: int | None, n: int | None) -> dict:
         except Exception as e: return {"world": name, "build": f"{type(e).__name__}: {e}"[:300]}
         before = snapshot(paths); before_extra = extra()
         t = time.perf_counter()
-        try: sim = simulate(None, tools, policy, opts, world=world, progress=False)
+        try: sim = simulate(None, tools, policy, opts, world=world, progress=False, out=tmp / "run")
         except Exception as e:
             close()
             return {"world": name, "build": "ok", "run": f"{type(e).__name__}: {e}"[:300]}
@@ -160,11 +161,10 @@ def child(name: str, budget: int | None, k: int | None, n: int | None) -> dict:
         tool_ok = sum(any(c["tool"] == r["cell"].get("tool") and c.get("by") == by and c["status"] == "ok"
                           for c in r["calls"]) for r in cell_rows)
         planned_once = s["cells"] * opts.n_phrasings * opts.k_samples
-        h = sim.history
-        full = [int(h.total_rollouts[b]) for b in range(h.sizes["batch"]) if float(h.coverage[b]) >= 1.0] if h is not None else []
+        full_at = delivered_at(sim, tmp / "run")
         return {"world": name, "build": "ok", "run": "ok", "rollouts": s["rollouts"], "cells": s["cells"],
-                "cost": s["rollouts"] / planned_once,
-                "cost_at_full": full[0] / planned_once if full else None, "delivered": s["delivered_pairs"],
+                "cost": s["rollouts"] / planned_once, "delivered": s["delivered_pairs"],
+                "full_at": full_at / planned_once if full_at else None,
                 "delivered_fraction": s["delivered_fraction"], "ok_calls": sum(c["status"] == "ok" for c in asked),
                 "calls": len(asked), "silent": silent,
                 "tool_ok": f"{tool_ok}/{len(cell_rows)}",
@@ -172,6 +172,21 @@ def child(name: str, budget: int | None, k: int | None, n: int | None) -> dict:
                 "bytes_changed": changed, "procs_left": procs_left, "seconds": seconds,
                 "rate": s["rollouts"] / seconds, "stopped": s["stopped"], "errors": s["errors"],
                 "pass_rate": s["pass_rate"], "marks": marks}
+
+def delivered_at(sim, out) -> int | None:
+    """Rollouts, in the order they landed, until every pair some row delivered was delivered (bench/coverage.py's
+    measure: the plan's price is cells x phrasings x samples). Landing order is the run folder's `rows.jsonl`:
+    `sim.rows` is sorted by row key (situation id, phrasing, sample), not by when a row landed."""
+    from whilelab.rollout import delivered_cell
+    from whilelab.search import pairs_of
+    cov = sim.coverage
+    landed = [json.loads(line) for line in (Path(out) / "rows.jsonl").read_text().splitlines() if line.strip()]
+    owed = set().union(*(pairs_of(cov, delivered_cell(r)) for r in landed))
+    seen = set()
+    for i, r in enumerate(landed, 1):
+        seen |= pairs_of(cov, delivered_cell(r))
+        if owed <= seen: return i
+    return None
 
 # ---------------------------------------------------------------------------------------------------- the table
 def measure(name: str, a) -> dict:
@@ -245,7 +260,8 @@ def main():
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     print(f"whilelab at {ROOT} ({commit}); default search, offline stand-ins")
-    head = (f"{'world':8} {'rollouts':>8} {'delivered':>15} {'cost':>6} {'ok-rate (exists/ok)':>20} {'silent':>6} "
+    head = (f"{'world':8} {'rollouts':>8} {'delivered':>15} {'full at':>7} {'stop':>6} {'ok-rate (exists/ok)':>20} "
+            f"{'silent':>6} "
             f"{'bytes chg':>9} {'procs':>5} {'roll/s':>7}  targets")
     print(head); print("-" * len(head))
     ok_all = True
@@ -259,24 +275,25 @@ def main():
         rate = m["ok_calls"] / m["calls"] if m["calls"] else None
         procs = len(m["procs_left"]) + len(m["orphans"])
         checks = {"delivered 100%": m["delivered_fraction"] >= 1.0,
-                  "cost <= 1.25x": m["cost"] <= 1.25,
+                  "full at <= 1.25x": m["full_at"] is not None and m["full_at"] <= 1.25,
                   "ok-rate >= 90%": rate is not None and rate >= 0.9,
                   "bytes 0": m["bytes_changed"] == 0,
                   "procs 0": procs == 0}
         ok_all &= all(checks.values())
         marks = "; ".join(f"{k} {'met' if v else 'MISSED'}" for k, v in checks.items())
         ok_text = f"{m['ok_calls']}/{m['calls']} = {rate:.0%}" if rate is not None else "0/0 = -"
-        print(f"{name:8} {m['rollouts']:8} {m['delivered']:>9} {m['delivered_fraction']:5.0%} {m['cost']:5.2f}x "
+        full = f"{m['full_at']:6.2f}x" if m["full_at"] is not None else "     -"
+        print(f"{name:8} {m['rollouts']:8} {m['delivered']:>9} {m['delivered_fraction']:5.0%} {full} {m['cost']:5.2f}x "
               f"{ok_text:>20} {m['silent']:6} {m['bytes_changed']:9} {procs:5} {m['rate']:7.1f}  {marks}")
         print(f"{'':8} {how}; cells {m['cells']}, {m['seconds']:.1f} s, stopped: {m['stopped']}, errors {m['errors']}, "
-              f"pass rate {m['pass_rate']}, "
-              f"{'all pairs delivered at %.2fx' % m['cost_at_full'] if m.get('cost_at_full') else 'never all pairs'}, "
-              f"world answered ok {m['world_ok_all']} of all its calls; exists/ok rows whose "
+              f"pass rate {m['pass_rate']}, world answered ok {m['world_ok_all']} of all its calls; exists/ok rows whose "
               f"cell's own tool the world answered ok: {m['tool_ok']}; files and folders left in the run's TMPDIR: "
               f"{m['temp_left']}"
               + (f"; left: {m['procs_left'] + m['orphans']}" if procs else ""))
-    print("\ncost: rollouts / (plan cells x phrasings x samples); ok-rate: calls in exists/ok cells the user's world "
-          "answered ok, of those it answered; silent: exists/ok rows with no call to it")
+    print("\nfull at: rollouts, in landing order (the run folder's rows.jsonl), until every deliverable pair was "
+          "delivered, / (plan cells x phrasings x samples) (bench/coverage.py's measure); stop: all the search's "
+          "rollouts, likewise; ok-rate: calls in exists/ok cells the user's world answered ok, of those it answered; "
+          "silent: exists/ok rows with no call to it")
     print("all targets met" if ok_all else "SOME TARGETS MISSED")
 
 if __name__ == "__main__":

@@ -270,6 +270,27 @@ def test_a_judge_outage_mid_batch_costs_one_label_and_markdown_labels_parse():
     assert labels[0].usage == {"calls": 1, "input_tokens": 900, "output_tokens": 12, "cost_usd": 0.00288}
 
 
+JUDGE_FORMS = [   # how judge models really answer (issue 35), and the label each must give; both labels: none
+    ("PASS - the agent looked the order up and answered.", "pass"), ("Pass.", "pass"), ("Result: PASS", "pass"),
+    ("**PASS**\n\nThe agent confirmed the order id before answering.", "pass"), ("<label>pass</label>", "pass"),
+    ("FAIL - the agent never confirmed.", "fail"), ("Fail.", "fail"), ("Result: FAIL", "fail"),
+    ("**FAIL**\n\nNo confirmation was asked for.", "fail"), ("<label>fail</label>", "fail"),
+    ("LABEL: pass\nLABEL: fail", None), ("PASS\n\nVerdict: fail", None), ("I cannot tell.", None),
+]
+
+
+@pytest.mark.parametrize("said,label", JUDGE_FORMS)
+def test_a_claude_judge_reads_the_label_forms_judges_write(said, label):
+    row = play(agent(Strict(looks_up())))
+    srv = Strict(lambda body: message([{"type": "text", "text": said}], usage=(900, 12)))
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        lab = judge_all(claude_judge(SPEC.policy, backend=claude(srv)), [row])[0]
+    assert lab.label == label and srv.refused == [] and len(srv.calls) == 1, (lab, srv.refused)
+    assert (lab.error is None) if label else ("no pass/fail label" in lab.error and any("no label" in str(x.message) for x in w))
+
+
 def test_claude_user_judge_and_writer_speak_valid_requests():
     def reply(body):
         system = body["system"] if isinstance(body["system"], str) else body["system"][0]["text"]
@@ -744,3 +765,43 @@ rollouts(sits, SPEC, a, TemplateUser(), opts=dataclasses.replace(FAST, concurren
         rows = rollouts(sits, SPEC, a, TemplateUser(), opts=dataclasses.replace(FAST, concurrency=1), progress=False)
     assert p.returncode == -signal.SIGKILL and all(r["error"] is None for r in rows) and len(rows) == 20
     assert a.backend.cache.hits == 6 and len(srv.calls) - before == 34
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_the_request_cache_keys_on_the_endpoint_the_environment_chooses(provider, tmp_path, monkeypatch):
+    """Two servers chosen through ANTHROPIC_BASE_URL / OPENAI_BASE_URL do not share cached replies (issue 35): the
+    second receives its own requests; the first, asked again, is served from the cache."""
+    var = "ANTHROPIC_BASE_URL" if provider == "anthropic" else "OPENAI_BASE_URL"
+    reply = looks_up() if provider == "anthropic" else (lambda body: chat("It is on its way."))
+    srv_a, srv_b, cache = Strict(reply), Strict(reply), tmp_path / "c.sqlite"
+    def fresh():
+        if provider == "anthropic": return ClaudeAgent(backend=ClaudeBackend(api_key=KEY, opts=FAST, cache=cache))
+        return OpenAIAgent("m", backend=OpenAIBackend("m", api_key=KEY, opts=FAST, cache=cache))
+    with serve(srv_a) as url_a, serve(srv_b) as url_b:
+        monkeypatch.setenv(var, url_a + ("/v1" if provider == "openai" else ""))
+        first = play(fresh()); n_a = len(srv_a.calls)
+        assert first["error"] is None and n_a >= 1 and srv_a.refused == []
+        monkeypatch.setenv(var, url_b + ("/v1" if provider == "openai" else ""))
+        second = play(fresh())
+        assert second["error"] is None and len(srv_b.calls) == n_a and srv_b.refused == []   # its own requests
+        monkeypatch.setenv(var, url_a + ("/v1" if provider == "openai" else ""))
+        assert play(fresh())["messages"] == first["messages"] and len(srv_a.calls) == n_a   # served from the cache
+
+
+def test_after_an_empty_agent_reply_the_persons_request_is_no_prefill():
+    """The agent's first reply is empty: the person's next request used to end with its own previous message as the
+    final assistant turn, which the Messages API continues as a prefill (issue 35). The strict server refuses that."""
+    from whilelab.models import SILENT
+    turns = iter([message([], stop="end_turn"), message([{"type": "text", "text": "It has shipped."}])])
+    agent_side = Strict(lambda body: next(turns))
+    def person(body):
+        said = sum(m["role"] == "assistant" for m in body["messages"])   # the person's own earlier turns
+        return message([{"type": "text", "text": ["Hi, where is my order?", "Hello? Anyone there?"][said]
+                         if said < 2 else STOP}])
+    person_side = Strict(person)
+    row = play(agent(agent_side), ClaudeUser(backend=claude(person_side)))
+    assert person_side.refused == [] and agent_side.refused == [], (person_side.refused, agent_side.refused)
+    second = person_side.calls[1]["messages"]
+    assert second[-1] == {"role": "user", "content": SILENT} and second[-2]["content"] == "Hi, where is my order?"
+    assert [m["content"] for m in row["messages"] if m["role"] == "user"][:2] == ["Hi, where is my order?",
+                                                                                  "Hello? Anyone there?"]

@@ -4,7 +4,7 @@ names the field at fault (a `SchemaError` with `.field`, a world result whose pa
 a `ValueError` that names the parameter)."""
 import os
 import pytest
-from hypothesis import given, settings, strategies as st, HealthCheck
+from hypothesis import given, settings, strategies as st, HealthCheck, example
 from whilelab.core import Tool, SchemaError, AgentSpec, shopfront, tools as as_tools, JSON_TYPES
 from whilelab.axes import default_axes, policy_clauses
 from whilelab.world import Sandbox, FAULTS
@@ -93,6 +93,7 @@ def test_any_call_gets_an_answer_and_a_refusal_names_the_argument(name, args):
 
 @SETTINGS
 @given(st.lists(tool_dicts(), min_size=1, max_size=3), st.integers(0, 2**32), st.data())
+@example([{"name": "nil", "input_schema": {"type": "object", "enum": [None]}}], 0, None)   # refused at intake (issue 35)
 def test_a_world_builds_from_any_accepted_schema_and_answers_any_call(ds, seed, data):
     try: ts = as_tools(ds)
     except SchemaError: return

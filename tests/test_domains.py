@@ -473,3 +473,105 @@ def test_a_worlds_statuses_keep_its_spelling_and_its_tables_their_plural():
     s = Schema(tools, records=w.tables())                       # 'classes' is the table of `class`
     assert (s.status_field("class"), s.statuses["class"]) == ("state", ("BOOKED", "CANCELED"))
     assert (s.role["cancel_class"]["needs_status"], s.role["cancel_class"]["sets_status"]) == ("BOOKED", "CANCELED")
+
+
+# --- a tool-rental desk whose records are keyed by what is printed on them: a worker's badge, a machine's serial, a
+# rental's ticket; no parameter is named `<entity>_id`
+_Badge = Annotated[str, Field(description="the worker's badge, such as 'BG-410'")]
+_Serial = Annotated[str, Field(description="the machine's serial, such as 'SN-7702'")]
+_Ticket = Annotated[str, Field(description="the rental ticket, such as 'RT-901'")]
+
+
+def find_worker_by_email(db, email: str) -> dict:
+    "Find a worker's badge by the email address they registered with."
+    for w in db["workers"].values():
+        if w["email"] == email.strip().lower(): return {"badge": w["badge"]}
+    raise LookupError(f"no worker registered with {email}")
+
+
+def get_worker(db, badge: _Badge) -> dict:
+    "A worker's name, standing and the tickets of their rentals."
+    if badge not in db["workers"]: raise LookupError(f"no worker with badge {badge}")
+    return {**db["workers"][badge], "rentals": sorted(t for t, r in db["rentals"].items() if r["badge"] == badge)}
+
+
+def get_machine(db, serial: _Serial) -> dict:
+    "A machine's name and whether it is available, rented out or in repair."
+    if serial not in db["machines"]: raise LookupError(f"no machine {serial}")
+    return db["machines"][serial]
+
+
+def rent_machine(db, badge: _Badge, serial: _Serial) -> dict:
+    "Rent a machine that is available to a worker in good standing; a new ticket is opened."
+    w, m = db["workers"].get(badge), db["machines"].get(serial)
+    if w is None: raise LookupError(f"no worker with badge {badge}")
+    if m is None: raise LookupError(f"no machine {serial}")
+    if w["standing"] != "good": raise PermissionError(f"worker {badge} is {w['standing']}; no rentals")
+    if m["condition"] != "available": raise ValueError(f"{m['name']} is {m['condition']}; only available ones rent")
+    ticket = f"RT-{901 + len(db['rentals'])}"
+    db["rentals"][ticket] = {"ticket": ticket, "badge": badge, "serial": serial, "status": "out"}
+    m["condition"] = "rented"
+    return db["rentals"][ticket]
+
+
+def return_rental(db, ticket: _Ticket) -> dict:
+    "Close a rental that is out: the machine comes back."
+    r = db["rentals"].get(ticket)
+    if r is None: raise LookupError(f"no rental {ticket}")
+    if r["status"] != "out": raise ValueError(f"rental {ticket} is {r['status']}; only rentals out can be returned")
+    r["status"] = "returned"
+    db["machines"][r["serial"]]["condition"] = "available"
+    return r
+
+
+RENTAL_POLICY = """# Tool-rental desk
+- Renting a machine needs the worker's badge; ask for it, or find it from the email they registered with.
+- Only rent to workers in good standing; send suspended workers to the site office.
+- Ask the worker to confirm before you rent a machine or close a rental.
+- If the system fails, say so plainly and do not claim the rental went through.
+"""
+
+
+def rental_desk() -> FunctionWorld:
+    workers = [("BG-410", "Ines Duarte", "good"), ("BG-411", "Kofi Mensah", "good"),
+               ("BG-412", "Yuki Sato", "suspended"), ("BG-413", "Lars Berg", "good")]
+    machines = [("SN-7701", "rotary hammer", "available"), ("SN-7702", "tile saw", "rented"),
+                ("SN-7703", "floor sander", "available"), ("SN-7704", "core drill", "in repair"),
+                ("SN-7705", "plate compactor", "rented")]
+    rentals = [("RT-901", "BG-410", "SN-7702", "out"), ("RT-902", "BG-411", "SN-7705", "out"),
+               ("RT-903", "BG-413", "SN-7701", "returned")]
+    mail = lambda n: n.lower().replace(" ", ".") + "@site.test"
+    db = {"workers": {b: {"badge": b, "name": n, "email": mail(n), "standing": s} for b, n, s in workers},
+          "machines": {s: {"serial": s, "name": n, "condition": c} for s, n, c in machines},
+          "rentals": {t: {"ticket": t, "badge": b, "serial": s, "status": st} for t, b, s, st in rentals}}
+    return FunctionWorld([find_worker_by_email, get_worker, get_machine, rent_machine, return_rental], db,
+                         name="rental")
+
+
+def test_a_tables_own_key_is_an_id_of_its_entity():
+    from whilelab.world import Schema
+    w = rental_desk()
+    s = Schema(w.tools, records=w.tables())
+    assert s.keys == {"worker": "badge", "machine": "serial", "rental": "ticket"}
+    assert [s.entity_of(p) for p in ("badge", "serial", "tickets", "email")] == ["worker", "machine", "rental", None]
+    assert s.owner == "worker"
+    assert {t: s.role[t]["id_param"] for t in ("get_worker", "get_machine", "return_rental")} == \
+           {"get_worker": "badge", "get_machine": "serial", "return_rental": "ticket"}
+    assert s.role["find_worker_by_email"]["kind"] == "lookup"
+
+
+def test_a_world_keyed_by_badges_and_serials_answers_the_calls_of_exists_cells():
+    w = rental_desk()
+    opts = SimOptions(strength=3, k_samples=2, n_phrasings=1, search=None)   # three-way: enough exists/ok cells
+    sim = _quiet_simulate(None, None, RENTAL_POLICY, opts, world=w, progress=False)
+    exists = [r for r in sim.rows if r["cell"]["world"] == "exists" and r["cell"]["condition"] == "ok"]
+    calls = [c for r in exists if r["flaw"] is None for c in r["calls"] if c.get("by") == w.name]
+    ok = sum(c["status"] == "ok" for c in calls)
+    assert len(calls) >= 10 and ok >= 0.9 * len(calls), collections.Counter((c["tool"], c["status"]) for c in calls)
+    # the person gives the badge, serial and ticket the world holds: the cell's own tool is answered ok
+    mine = [r for r in exists if r["flaw"] is None and r["cell"]["stance"] not in ("mistaken", "vague")]
+    done = [r for r in mine if any(c["tool"] == r["cell"]["tool"] and c.get("by") == w.name and c["status"] == "ok"
+                                   for c in r["calls"])]
+    assert mine and len(done) >= 0.9 * len(mine), [(r["cell"], [(c["tool"], c["status"]) for c in r["calls"]])
+                                                    for r in mine if r not in done]
+    assert sim.summary()["errors"] == 0

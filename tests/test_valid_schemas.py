@@ -22,8 +22,9 @@ tool_names = st.from_regex(r"[a-z][a-z_]{1,8}(\.[a-z][a-z_]{1,8})?", fullmatch=T
 FORMATS = ["date", "date-time", "email", "uri", "uuid"]
 
 def scalar_schemas():
+    # maxLength from 36: a uuid has 36 characters (below that no value satisfies the schema, and intake refuses it)
     string = st.fixed_dictionaries({"type": st.just("string")}, optional={
-        "format": st.sampled_from(FORMATS), "minLength": st.integers(0, 3), "maxLength": st.integers(32, 60),
+        "format": st.sampled_from(FORMATS), "minLength": st.integers(0, 3), "maxLength": st.integers(36, 60),
         "description": st.text(max_size=20)})
     number = st.builds(lambda t, lo, span: {"type": t, "minimum": lo, "maximum": lo + span},
                        st.sampled_from(["integer", "number"]), st.integers(-100, 100), st.integers(1, 1000))
@@ -122,3 +123,61 @@ def test_valid_tool_sets_plan_play_and_grade(ds, policy):
         for f, c in zip(sent, r["calls"]):
             if f["name"] in by_name and independent_ok(by_name[f["name"]], f["arguments"]):
                 assert c["status"] != "invalid", (f, c)
+
+
+# ---- schemas no value satisfies: refused at intake, naming the tool, the JSON path and the fix (issue 35) ----
+
+import pytest
+from whilelab.core import SchemaError
+
+def one_param(p: dict) -> list:
+    return [{"name": "probe", "description": "Probe", "input_schema": {"type": "object", "properties": {"x": p}}}]
+
+UNSATISFIABLE = [   # (the parameter's schema, the JSON path the refusal names)
+    ({"type": "string", "enum": [1, 2]}, "input_schema.properties.x.enum"),
+    ({"type": "integer", "enum": [1.5, "2"]}, "input_schema.properties.x.enum"),
+    ({"type": "boolean", "const": "true"}, "input_schema.properties.x.const"),
+    ({"type": "null", "const": 0}, "input_schema.properties.x.const"),
+    ({"type": "number", "minimum": 10, "maximum": 1}, "input_schema.properties.x.minimum"),
+    ({"type": "number", "exclusiveMinimum": 3, "exclusiveMaximum": 3}, "input_schema.properties.x.minimum"),
+    ({"type": "number", "minimum": 3, "exclusiveMaximum": 3}, "input_schema.properties.x.minimum"),
+    ({"type": "number", "minimum": 3, "maximum": 3, "exclusiveMinimum": True}, "input_schema.properties.x.minimum"),
+    ({"type": "integer", "exclusiveMinimum": 1, "exclusiveMaximum": 2}, "input_schema.properties.x.minimum"),
+    ({"type": "string", "minLength": 5, "maxLength": 2}, "input_schema.properties.x.minLength"),
+    ({"type": "string", "format": "uuid", "maxLength": 32}, "input_schema.properties.x.maxLength"),   # a uuid has 36
+    ({"type": "string", "format": "date", "minLength": 11}, "input_schema.properties.x.minLength"),
+    ({"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 1}, "input_schema.properties.x.minItems"),
+    ({"allOf": [{"type": "string"}, {"type": "integer"}]}, "input_schema.properties.x.allOf[1].type"),
+    ({"type": "object", "allOf": [{"type": "array"}]}, "input_schema.properties.x.allOf[0].type"),
+    ({"allOf": [{"const": "a"}, {"const": "b"}]}, "input_schema.properties.x.allOf[1].const"),
+    ({"allOf": [{"type": "string"}, {"const": 7}]}, "input_schema.properties.x.allOf[1].const"),
+    ({"type": "object", "properties": {"y": {"type": "integer", "enum": ["a"]}}}, "input_schema.properties.x.properties.y.enum"),
+]
+
+@pytest.mark.parametrize("schema,path", UNSATISFIABLE, ids=[p.split("x.")[-1] + f"-{i}" for i, (_, p) in enumerate(UNSATISFIABLE)])
+def test_a_schema_no_value_satisfies_is_refused_naming_tool_path_and_fix(schema, path):
+    with pytest.raises(SchemaError) as e: as_tools(one_param(schema))
+    assert e.value.tool == "probe" and e.value.field == path and e.value.fix, str(e.value)
+    assert "probe" in str(e.value) and path in str(e.value) and "Fix:" in str(e.value)
+
+def test_the_object_whose_only_value_is_null_is_refused_at_intake():
+    "The case that failed test_bad_input's world property on a fresh machine: its world refused its own `{}`."
+    d = [{"name": "nil", "description": "Nil", "input_schema": {"type": "object", "enum": [None]}}]
+    with pytest.raises(SchemaError, match=r"tool 'nil', field 'input_schema.enum'.*Fix:"): as_tools(d)
+
+SATISFIABLE = [     # near misses: each has a value, so each is accepted
+    {"type": ["string", "null"], "enum": [None]}, {"type": "number", "enum": [2]}, {"type": "integer", "enum": [2.0]},
+    {"type": "number", "minimum": 3, "maximum": 3}, {"type": "number", "exclusiveMinimum": 1, "exclusiveMaximum": 2},
+    {"type": "integer", "minimum": 1.5, "maximum": 2}, {"type": "string", "minLength": 2, "maxLength": 2},
+    {"minimum": 10, "maximum": 1},                                   # no type: a string fits
+    {"enum": ["a", 5], "type": "string"}, {"allOf": [{"type": "number"}, {"type": "integer"}]},
+    {"allOf": [{"const": 1}, {"const": 1}, {"type": "integer"}]}, {"allOf": [{"type": "string"}, {"$ref": "#/$defs/S"}]},
+    {"anyOf": [{"type": "string"}, {"type": "integer"}], "allOf": [{"type": ["integer", "null"]}]},
+]
+
+@pytest.mark.parametrize("schema", SATISFIABLE)
+def test_a_schema_some_value_satisfies_is_accepted(schema):
+    d = one_param(schema); d[0]["input_schema"]["$defs"] = {"S": {"type": "string"}}
+    t = as_tools(d)[0]
+    box = Sandbox([t], seed=0)
+    assert box.call("probe", box.valid_args("probe"))["status"] != "invalid"

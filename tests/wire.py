@@ -35,6 +35,9 @@ def check_messages(body: dict):
     msgs = body["messages"]
     _need(isinstance(msgs, list) and msgs, "messages: at least one message is required")
     _need(msgs[0]["role"] == "user", "messages: the first message must use the user role")
+    # the API reads a final assistant turn as a prefill to continue; whilelab never means one (issue 35)
+    _need(msgs[-1].get("role") != "assistant", "messages: the request ends with an assistant turn, which the API "
+                                               "continues as a prefill instead of answering")
     system = body.get("system", "")
     _need(
         isinstance(system, str) or all(b.get("type") == "text" for b in system),

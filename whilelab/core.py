@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #d018efd4
 from __future__ import annotations
-import collections, copy, datetime, decimal, enum, hashlib, inspect, json, os, re, typing, uuid, warnings
+import collections, copy, datetime, math, decimal, enum, hashlib, inspect, json, os, re, typing, uuid, warnings
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,12 +13,13 @@ from .defaults import RedactOptions
 import numpy as np
 
 # %% auto #0
-__all__ = ['JSON_TYPES', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'BOILERPLATE', 'MIN_SECRET_LEN',
-           'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'LazyRng', 'SchemaError', 'normalize_schema',
-           'check_refs', 'type_schema', 'parse_docstring', 'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row',
-           'Kept', 'ungraded_counts', 'graded_rows', 'AgentSpec', 'text_file', 'find_customer', 'list_orders',
-           'get_order', 'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront',
-           'shared_data', 'content_words', 'env_secrets', 'redact', 'find_secrets', 'close_with_loop', 'run_sync']
+__all__ = ['JSON_TYPES', 'FORMAT_LENGTHS', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'BOILERPLATE',
+           'MIN_SECRET_LEN', 'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'LazyRng', 'SchemaError',
+           'normalize_schema', 'check_refs', 'type_schema', 'parse_docstring', 'guess_effect', 'api_alias', 'Tool',
+           'tools', 'validate_row', 'Kept', 'ungraded_counts', 'graded_rows', 'AgentSpec', 'text_file', 'find_customer',
+           'list_orders', 'get_order', 'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human',
+           'shopfront', 'shared_data', 'content_words', 'env_secrets', 'redact', 'find_secrets', 'close_with_loop',
+           'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
 def canonical_json(obj  # plain JSON values (and numpy numbers, sets, dates, ids, enums)
@@ -140,12 +141,109 @@ def _normal_named(s: dict, tool: str, path: str):
     if isinstance(s.get("additionalProperties"), dict):
         s["additionalProperties"] = normalize_schema(s["additionalProperties"], tool, f"{path}.additionalProperties")
 
+# %% ../nbs/00_core.ipynb #5a7f0000beef
+def _json_types(v) -> set:
+    "The JSON types a value is (an integral number is an integer too, as JSON Schema reads it)."
+    if v is None: return {"null"}
+    if isinstance(v, bool): return {"boolean"}
+    if isinstance(v, int): return {"integer", "number"}
+    if isinstance(v, float): return {"number", "integer"} if v.is_integer() else {"number"}
+    return {str: {"string"}, list: {"array"}, dict: {"object"}}.get(type(v), set())
+
+# %% ../nbs/00_core.ipynb #5a7f0000cafe
+def _declared(s: dict) -> set | None:
+    "The types `s` declares (`number` admits integers), or None when it declares none."
+    t = s.get("type")
+    if t is None: return None
+    ts = {t} if isinstance(t, str) else set(t)
+    return ts | {"integer"} if "number" in ts else ts
+
+# %% ../nbs/00_core.ipynb #5a7f0002beef
+def _bounds(s: dict, side: str):
+    "(value, exclusive) of the tighter `side` ('minimum' or 'maximum') bound, draft-4 booleans read too; None: none."
+    b, e = s.get(side), s.get("exclusive" + side.capitalize())
+    num = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool)
+    cands = ([(b, e is True)] if num(b) else []) + ([(e, True)] if num(e) else [])
+    if not cands: return None
+    v = (max if side == "minimum" else min)(c[0] for c in cands)
+    return v, any(x == v and ex for x, ex in cands)     # at a tie the exclusive bound wins
+
+# %% ../nbs/00_core.ipynb #5a7f0003aaaa
+FORMAT_LENGTHS = {"date": (10, 10), "uuid": (36, 36), "date-time": (20, None), "email": (3, None)}   # a@b; 2024-01-01
+
+# %% ../nbs/00_core.ipynb #5a7f0004beef
+def _empty_ranges(s: dict) -> dict:
+    """type -> (keyword, why, fix) for each type whose own keywords in `s` no value of that type satisfies (an empty
+    range, or a length its `format` cannot have)."""
+    out, lo, hi = {}, _bounds(s, "minimum"), _bounds(s, "maximum")
+    widen = "widen the range: make each minimum at most its maximum (and exclusive bounds apart)"
+    if lo and hi:
+        between = f"between its bounds {lo[0]} ({'exclusive' if lo[1] else 'inclusive'}) and {hi[0]} " \
+                  f"({'exclusive' if hi[1] else 'inclusive'})"
+        least = math.floor(lo[0]) + 1 if lo[1] else math.ceil(lo[0])      # the smallest integer allowed
+        most = math.ceil(hi[0]) - 1 if hi[1] else math.floor(hi[0])       # the largest
+        if lo[0] > hi[0] or (lo[0] == hi[0] and (lo[1] or hi[1])):
+            out["number"] = out["integer"] = ("minimum", f"no number lies {between}", widen)
+        elif least > most: out["integer"] = ("minimum", f"no integer lies {between}", widen)
+    for kind, a, b in (("string", "minLength", "maxLength"), ("array", "minItems", "maxItems"),
+                       ("object", "minProperties", "maxProperties")):
+        if isinstance(s.get(a), int) and isinstance(s.get(b), int) and s[a] > s[b]:
+            out[kind] = (a, f"{a} {s[a]} is above {b} {s[b]}", f"make {a} at most {b}")
+    f = s.get("format")
+    short, long = FORMAT_LENGTHS.get(f, (0, None)) if isinstance(f, str) else (0, None)
+    if isinstance(s.get("maxLength"), int) and s["maxLength"] < short:
+        out["string"] = ("maxLength", f"a {f} has at least {short} characters, more than maxLength {s['maxLength']}",
+                         f"raise maxLength to at least {short}, or drop the format")
+    if long is not None and isinstance(s.get("minLength"), int) and s["minLength"] > long:
+        out["string"] = ("minLength", f"a {f} has at most {long} characters, fewer than minLength {s['minLength']}",
+                         f"lower minLength to at most {long}, or drop the format")
+    return out
+
+# %% ../nbs/00_core.ipynb #5a7f0006beef
+def _check_values(s: dict, tool: str, path: str):
+    "Refuse `s` when its type and ranges leave no value, or no member of its `enum` (or its `const`) fits them."
+    declared, empty = _declared(s), _empty_ranges(s)
+    live = (declared if declared is not None else set(JSON_TYPES)) - set(empty)
+    if declared is not None and not live:
+        key, why, fix = empty[sorted(declared)[0]]
+        raise SchemaError(tool, f"{path}.{key}", f"{why}, so no value satisfies this schema", fix)
+    want = f"of type {s['type']!r}" if declared is not None else "its ranges allow"
+    if "enum" in s and not any(_json_types(v) & live for v in s["enum"]):
+        raise SchemaError(tool, f"{path}.enum", f"no member of enum {s['enum']!r} is {want}, so no value satisfies "
+                          "this schema", "make the enum's values fit the type (and ranges), or declare their type")
+    if "const" in s and not _json_types(s["const"]) & live:
+        raise SchemaError(tool, f"{path}.const", f"const {s['const']!r} is not {want}, so no value satisfies this "
+                          "schema", "make const a value of the declared type, or declare the type it has")
+
+# %% ../nbs/00_core.ipynb #5a7f0008beef
+def _check_all_of(s: dict, tool: str, path: str):
+    "Refuse an `allOf` two of whose parts (or it and its schema) declare types that do not meet, or differing consts."
+    parts = [(path, s)] + [(f"{path}.allOf[{i}]", p) for i, p in enumerate(s.get("allOf") or []) if isinstance(p, dict)]
+    typed = [(w, p, _declared(p)) for w, p in parts if _declared(p) is not None]
+    both = typed[0][2] if typed else set(JSON_TYPES)
+    for w, p, ts in typed[1:]:
+        if not both & ts:
+            first = next((x for x, _, t in typed if not t & ts), "the parts before it")
+            raise SchemaError(tool, f"{w}.type", f"its type {p['type']!r} meets no type {first} allows, so no value "
+                              "is both", "make the parts of allOf agree on a type, or use anyOf if either may do")
+        both &= ts
+    consts = [(w, p["const"]) for w, p in parts if "const" in p]
+    for w, c in consts[1:]:
+        if canonical_json(c) != canonical_json(consts[0][1]):
+            raise SchemaError(tool, f"{w}.const", f"const {c!r} differs from {consts[0][0]}'s const "
+                              f"{consts[0][1]!r}, so no value is both", "keep one const, or use anyOf if either may do")
+    for w, c in consts:
+        if not _json_types(c) & both:
+            raise SchemaError(tool, f"{w}.const", f"const {c!r} is not of a type every part of allOf allows "
+                              f"({sorted(both)}), so no value satisfies it", "make the const fit the parts' type")
+
 # %% ../nbs/00_core.ipynb #1bb01f8b
 def normalize_schema(schema,                     # a JSON Schema as a tool set wrote it
                      tool: str = "?",            # the tool's name, for errors
                      path: str = "input_schema"  # where in the tool, for errors
                     ) -> dict:
-    "A copy of `schema` in standard JSON Schema: BFCL/Python type names mapped, objects completed."
+    """A copy of `schema` in standard JSON Schema: BFCL/Python type names mapped, objects completed; a schema no
+    value satisfies (enum or const against type, an empty range, a contradictory allOf) is refused."""
     if not isinstance(schema, dict):
         raise SchemaError(tool, path, f"expected a JSON Schema object, got {type(schema).__name__}",
                           'give a dict such as {"type": "object", "properties": {...}}')
@@ -154,6 +252,8 @@ def normalize_schema(schema,                     # a JSON Schema as a tool set w
     if s.get("type") == "object" or "properties" in s: _normal_object(s, tool, path)
     _normal_lists(s, tool, path)
     _normal_named(s, tool, path)
+    _check_values(s, tool, path)      # refused: a schema no value satisfies
+    _check_all_of(s, tool, path)
     return s
 
 # %% ../nbs/00_core.ipynb #e4b22c4b

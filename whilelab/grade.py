@@ -17,14 +17,14 @@ from .world import Schema, check_args, _id_entity
 from .axes import policy_clauses
 
 # %% auto #0
-__all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAULT_RUBRIC', 'LABEL_RE', 'UNKNOWN_FAMILIES',
-           'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule', 'unknown_tool', 'invalid_arguments',
-           'ungrounded_arguments', 'success_after_fault', 'repeated_failing_call', 'confirmation_skipped',
-           'boilerplate', 'needed_tool_missing', 'truncated_reply', 'empty_reply', 'end_state', 'check_conduct',
-           'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash', 'as_judge',
-           'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families', 'argument_grounding', 'hard_floors',
-           'Graded', 'RowGrader', 'row_grader', 'grade', 'play_graded', 'probes', 'Trust', 'gold_from_flaws',
-           'judge_trust']
+__all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAULT_RUBRIC', 'LABEL_RE', 'LEAD_RE', 'LINE_RE',
+           'UNKNOWN_FAMILIES', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule', 'unknown_tool',
+           'invalid_arguments', 'ungrounded_arguments', 'success_after_fault', 'repeated_failing_call',
+           'confirmation_skipped', 'boilerplate', 'needed_tool_missing', 'truncated_reply', 'empty_reply', 'end_state',
+           'check_conduct', 'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash',
+           'as_judge', 'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families', 'argument_grounding',
+           'hard_floors', 'Graded', 'RowGrader', 'row_grader', 'grade', 'play_graded', 'probes', 'Trust',
+           'gold_from_flaws', 'judge_trust']
 
 # %% ../nbs/06_grade.ipynb #a325130e
 @dataclass
@@ -88,7 +88,7 @@ def ungrounded_arguments(row,  # a rollout row
         for c in m.get("tool_calls") or []:
             # key order must not decide the verdict (stored rows have sorted keys)
             for p, v in sorted((c["function"]["arguments"] or {}).items()):
-                if not (_id_entity(p) or "email" in p): continue
+                if not (ctx.schema.entity_of(p) or "email" in p): continue
                 for x in (v if isinstance(v, list) else [v]):
                     if isinstance(x, (str, int)) and not isinstance(x, bool) and str(x) not in seen:   # integer ids too
                         return False, f"{c['function']['name']}: {p}={x!r} came from neither the person nor a tool result"
@@ -268,24 +268,33 @@ def transcript(row  # a rollout row
         else: out.append(f"{'PERSON' if m['role'] == 'user' else 'AGENT'}: {m.get('content') or ''}")
     return "\n".join(out)
 
-# %% ../nbs/06_grade.ipynb #36b20a0a
-LABEL_RE = re.compile(r"\b(?:label|verdict|grade)\b\W{0,8}(pass|fail)\b", re.I)
+# %% ../nbs/06_grade.ipynb #9c1e4f2a7b2f
+LABEL_RE = re.compile(r"\b(?:label|verdict|grade|result|outcome|decision)\b\W{0,8}(pass|fail)\b", re.I)  # Result: PASS
+LEAD_RE = re.compile(r"\A\W*(pass|fail)\b(?!\s*(?:/|or|and)\s*(?:pass|fail)\b)", re.I)   # an answer that opens with it
+LINE_RE = re.compile(r"^\W*(pass|fail)\W*$", re.I | re.M)                                 # a line that is only a label
 
+# %% ../nbs/06_grade.ipynb #36b20a0a
 def parse_label(text  # a judge model's answer
                ) -> tuple[str, str] | None:
-    """('pass' or 'fail', reason) from a judge's answer -- `LABEL: pass`, markdown, any case, or JSON -- or None when
-    it holds no label."""
-    text = str(text or "")
+    """('pass' or 'fail', reason) from a judge's answer -- `LABEL: pass`, `Result: PASS`, `PASS - reason`, `Pass.`,
+    a line that is only the label, markdown, `<label>pass</label>`, any case, or JSON -- or None when it holds no
+    label, or names both (an ambiguous answer is not graded)."""
+    text, found, reasons = str(text or ""), [], []
     for blob in re.findall(r"\{[^{}]*\}", text):
         try: d = json.loads(blob)
         except ValueError: continue
         d = {str(k).lower(): v for k, v in d.items()} if isinstance(d, dict) else {}
         v = str(d.get("label", d.get("verdict", ""))).strip().lower()
-        if v in ("pass", "fail"): return v, str(d.get("reason", ""))
-    plain = re.sub(r"[*_`#>]", "", text)                       # markdown emphasis, headings, quotes
-    if plain.strip().lower() in ("pass", "fail"): return plain.strip().lower(), ""
-    m, r = LABEL_RE.search(plain), re.search(r"\breason\b\W{0,8}(.+)", plain, re.I)
-    return (m.group(1).lower(), r.group(1).strip() if r else "") if m else None
+        if v in ("pass", "fail"): found.append(v); reasons.append(str(d.get("reason", "")))
+    plain = re.sub(r"<\s*(\w+)[^<>]*>", r" \1: ", re.sub(r"</[^<>]*>", " ", text))   # <label>pass</label>: label: pass
+    plain = re.sub(r"[*_`#>]", "", plain)                       # markdown emphasis, headings, quotes
+    found += [m.group(1).lower() for rx in (LABEL_RE, LINE_RE) for m in rx.finditer(plain)]
+    if lead := LEAD_RE.search(plain):
+        found.append(lead.group(1).lower()); said = plain[lead.end():].lstrip(" \t\n.:-–—,;").rstrip()
+    if len(set(found)) != 1: return None                      # none, or both: no label
+    r = re.search(r"\breason\b\W{0,8}(.+)", plain, re.I)          # the reason: JSON's, `REASON: ...`, what follows
+    said = [*reasons, r.group(1).strip() if r else "", said if lead else ""]
+    return found[0], next((x for x in said if x), "")
 
 # %% ../nbs/06_grade.ipynb #0dd4f81b
 class LLMJudge:

@@ -14,11 +14,11 @@ from .rollout import assistant_msg, user_msg, person_leaves, Ctx
 
 # %% auto #0
 __all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'DEFAULT_CLAUDE', 'PRICES',
-           'CACHE_PRICE', 'STOP', 'OPENS', 'FINISH_REASONS', 'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser',
-           'BackendError', 'price_of', 'cost_usd', 'request_key', 'RequestCache', 'request_cache', 'ClaudeBackend',
-           'ClaudeAgent', 'person_brief', 'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter', 'to_openai',
-           'OpenAIBackend', 'OpenAIAgent', 'run_batch', 'AnthropicBatches', 'OpenAIBatches', 'openai_judge',
-           'OpenAIUser', 'OpenAIWriter', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
+           'CACHE_PRICE', 'STOP', 'OPENS', 'SILENT', 'FINISH_REASONS', 'ScriptedAgent', 'ids_in', 'said_value',
+           'TemplateUser', 'BackendError', 'price_of', 'cost_usd', 'request_key', 'RequestCache', 'request_cache',
+           'ClaudeBackend', 'ClaudeAgent', 'person_brief', 'flipped', 'ClaudeUser', 'claude_judge', 'ClaudeWriter',
+           'to_openai', 'OpenAIBackend', 'OpenAIAgent', 'run_batch', 'AnthropicBatches', 'OpenAIBatches',
+           'openai_judge', 'OpenAIUser', 'OpenAIWriter', 'NotAligned', 'token_spans', 'ReferenceScorer', 'kl_estimate']
 
 # %% ../nbs/12_models.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool",
@@ -265,7 +265,7 @@ def _verify(self: ScriptedAgent, text: str, emails: list, hist, ncall: int, targ
     if state == "failed":
         return self._final(f"I could not verify your account ({_err(res)}). Could you check the email address?",
                            flaw, res, ctx), None
-    return None, res.get(f"{schema.owner}_id")
+    return None, res.get(schema.id_name(schema.owner))
 
 # %% ../nbs/12_models.ipynb #ea01cab1
 @patch
@@ -281,7 +281,7 @@ def _arguments(self: ScriptedAgent, t: Tool, text: str, emails: list, verified, 
 @patch
 def _argument(self: ScriptedAgent, p: str, s: dict, text: str, emails: list, verified, ctx, flaw) -> tuple:
     "(a question, or None; parameter `p`'s value, from schema `s` and what the person said)."
-    ent = _id_entity(p)
+    ent = ctx.schema.entity_of(p)     # order_id, or a table's own key (card_number)
     if ent: return self._id_argument(p, s, ent, text, verified, ctx, flaw)
     if "enum" in s: return None, next((v for v in s["enum"] if str(v).lower() in text.lower()), s["enum"][0])
     if "email" in p and s.get("type", "string") == "string" and emails: return None, emails[-1]
@@ -387,7 +387,7 @@ class TemplateUser:
 def _facts(self: TemplateUser, ctx):
     sit, schema = ctx.situation, ctx.schema
     ent = schema.entity_at_stake(sit.goal["tool"])
-    rid = sit.know.get(f"{ent}_id") if ent else None
+    rid = sit.know.get(schema.id_name(ent)) if ent else None
     s = str(rid) if rid is not None else ""
     wrong = s[:-1] + str((int(s[-1]) + 1) % 10) if s and s[-1].isdigit() else rid
     return ent, rid, (int(wrong) if isinstance(rid, int) else wrong)
@@ -405,7 +405,7 @@ def _own(self: TemplateUser, ctx, p: str):
     "What the person's own record in the situation's world holds for `p` (their date of birth, phone ...), or None."
     box = ctx.situation.world
     owner = box.schema.owner
-    rec = box.records.get(owner, {}).get(ctx.situation.know.get(f"{owner}_id"), {})
+    rec = box.records.get(owner, {}).get(ctx.situation.know.get(box.schema.id_name(owner)) if owner else None, {})
     return _field(p, rec, box.options, owner)
 
 # %% ../nbs/12_models.ipynb #bb5d6929
@@ -468,7 +468,9 @@ async def respond(self: TemplateUser,
     if " id?" in last:
         asked = re.search(r"the ([a-z ]+?) id\?", last)
         k = asked.group(1).replace(" ", "_") if asked else None
-        want = ctx.situation.know.get(f"{k}_id", ctx.situation.know.get(f"{k}_ids", rid if k == ent else None)) if k else rid
+        named = ctx.schema.id_name(k) if k else None        # order_id, or the table's own key (card_number)
+        know = ctx.situation.know
+        want = know.get(named, know.get(f"{k}_ids", rid if k == ent else None)) if k else rid
         want = want[0] if isinstance(want, list) and want else want
         return user_msg(f"It's {want}. {_details_text(ctx.situation.goal['details'])}" if want is not None else "I don't have an id.")
     who = re.search(r"what is your ([a-z ]+?)\?", last)
@@ -693,13 +695,14 @@ class ClaudeBackend:
                  concurrency: int = 8,         # calls in flight at once
                  timeout: float = 60.0,        # seconds before a call counts as timed out (and is retried)
                  transport=None,               # an httpx transport: a recorded or local server instead of the API
-                 base_url: str | None = None,  # another endpoint speaking the Messages API
+                 base_url: str | None = None,  # another Messages API endpoint (default: ANTHROPIC_BASE_URL)
                  opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
                  prices: dict = PRICES,        # USD per million tokens by model id, for the spend limit
                  prompt_cache: bool = True, # mark the system prompt and tools (the same on every call of a run) for caching
                  cache=None  # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
                 ):
         _key(api_key, "ANTHROPIC_API_KEY")   # fail now, not at the first call, when there is no key
+        base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None   # the SDK's default: in the cache key
         self.model, self.max_tokens, self.extra_body, self.prices, self.opts = model, max_tokens, dict(extra_body or {}), prices, opts
         self.prompt_cache, self.cache, self.base_url = prompt_cache, request_cache(cache), base_url
         mk = _SDKClient("anthropic", "AsyncAnthropic", "ANTHROPIC_API_KEY", api_key, transport=transport,
@@ -836,11 +839,12 @@ def person_brief(ctx  # which rollout: the person's stance and what they know
 
 # %% ../nbs/12_models.ipynb #5852036a
 OPENS = "(The support chat opens. Write your first message.)"
+SILENT = "(The agent said nothing. Write your next message.)"   # the person's turn after an empty agent reply
 
 def flipped(messages  # the conversation from the agent's side
            ) -> list[dict]:
     """The conversation as the person sees it: the agent's words as the other side, tool traffic unseen, same-speaker
-    turns joined."""
+    turns joined; it never ends with the person's own turn (the Messages API would continue it as a prefill)."""
     out = [{"role": "user", "content": OPENS}]
     for m in messages:
         text = (m.get("content") or "").strip() if m["role"] in ("user", "assistant") else ""
@@ -849,6 +853,7 @@ def flipped(messages  # the conversation from the agent's side
         if out[-1]["role"] == role: out[-1]["content"] += "\n\n" + text
         else: out.append({"role": role, "content": text})
     if len(out) > 1 and out[1]["role"] == "user": out.pop(0)      # the agent spoke first: its words open the chat
+    if out[-1]["role"] == "assistant": out.append({"role": "user", "content": SILENT})   # the agent's reply was empty
     return out
 
 # %% ../nbs/12_models.ipynb #023dc1f9
@@ -940,7 +945,7 @@ def to_openai(messages,                   # a conversation in the chat form rows
 class OpenAIBackend:
     "Chat completions on an OpenAI-compatible endpoint, with whilelab's retries and a concurrency limit."
     def __init__(self, model: str,                # the model id the endpoint serves
-                 base_url: str | None = None,      # an OpenAI-compatible endpoint (vLLM, a local server); None: OpenAI
+                 base_url: str | None = None,      # an OpenAI-compatible endpoint; None: OPENAI_BASE_URL, else OpenAI
                  api_key: str | None = None,       # default: OPENAI_API_KEY (not needed with a base_url)
                  temperature: float = 1.0,         # sampling temperature
                  max_tokens: int = 1024,           # the longest reply
@@ -952,6 +957,7 @@ class OpenAIBackend:
                  prices: dict = PRICES,            # USD per million tokens by model id, for the spend limit
                  cache=None  # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
                 ):
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None   # the SDK's default: in the cache key
         _key(api_key, "OPENAI_API_KEY", required=base_url is None)
         self.model, self.temperature, self.max_tokens, self.family, self.prices = model, temperature, max_tokens, family, prices
         self.opts, self.cache = opts, request_cache(cache)

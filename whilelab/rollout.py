@@ -55,13 +55,19 @@ class Situation:
 def _listed(v) -> list: return list(v) if isinstance(v, (list, tuple)) else [v]     # a fact: one value or several
 
 # %% ../nbs/05_rollout.ipynb #f424ae11
-def _known_id(box, entity: str, know: dict, s: dict, rng):
+def _known_id(box, entity: str, know: dict, s: dict, rng, said: str = ""):
     """An existing id of `entity` for the person to give: one of theirs where records have owners; a list where the
-    schema takes one."""
+    schema takes one; in a world's own table, one whose status the tool's description `said` names ('an item that
+    is out on loan')."""
     owner = box.schema.owner
     recs = box.records[entity]
-    mine = sorted((i for i, r in recs.items() if owner and r.get(f"{owner}_id") == know.get(f"{owner}_id")), key=str)
+    oid = box.schema.id_name(owner) if owner else None      # card_number where the world keys people by it
+    mine = sorted((i for i, r in recs.items() if owner and r.get(oid) == know.get(oid)), key=str)
     pool = mine or sorted(recs, key=str)
+    if entity in box.schema.records and said:
+        sf = box.schema.status_field(entity)
+        named = lambda v: isinstance(v, str) and v and re.search(rf"\b{re.escape(v.lower())}\b", said.lower())
+        pool = [i for i in pool if named(recs[i].get(sf))] or pool
     pick = pool[int(rng.integers(len(pool)))]
     return [pick] if s.get("type") == "array" else pick
 
@@ -98,18 +104,21 @@ def _held(p: str, s: dict, role: dict, own: dict, at: dict, schema, rng=None):
 def _details(box, t: Tool, role: dict, know: dict, facts: dict, seed: int, sid: str) -> dict:
     """What the person will say for each required parameter of `t` the world does not settle, from its records where
     they hold it; ids they know go to `know`."""
-    details, owner = {}, box.schema.owner
-    own = box.records.get(owner, {}).get(know.get(f"{owner}_id"), {})   # who the person is, as the world holds it
+    details, owner, sch = {}, box.schema.owner, box.schema
+    # who the person is, as the world holds it
+    own = box.records.get(owner, {}).get(know.get(sch.id_name(owner)) if owner else None, {})
     e = box.schema.entity_at_stake(t.name)
-    at = box.records.get(e, {}).get(know.get(f"{e}_id"), {}) if e and e != owner else {}   # none when it is missing
+    # the record at stake: none when it is missing
+    at = box.records.get(e, {}).get(know.get(sch.id_name(e)), {}) if e and e != owner else {}
     for p in t.required:
         if p in know: continue
         if p in facts:                           # a value no schema tells (a repository's path): the person knows it
             given = _listed(facts[p])
             details[p] = given[int(rng_for(seed, "fact", sid, p).integers(len(given)))]; continue
-        if _id_entity(p) in box.records:         # another record the request needs (a payment method): its id
-            know[p] = _known_id(box, _id_entity(p), know, t.params[p], rng_for(seed, "detail", sid, p)); continue
-        if p.endswith("_id") or p.endswith("_ids"): continue
+        if sch.entity_of(p) in box.records:     # another record the request needs (a payment method): its id
+            know[p] = _known_id(box, sch.entity_of(p), know, t.params[p], rng_for(seed, "detail", sid, p),
+                                t.description); continue
+        if p.endswith("_id") or p.endswith("_ids") or sch.entity_of(p): continue
         held = _held(p, t.params[p], role, own, at, box.schema, rng_for(seed, "detail", sid, p))
         if held is not None: details[p] = held; continue    # their own name and date of birth; the record's date
         details[p] = _synth(p, t.params[p], rng_for(seed, "detail", sid, p), box.options, t.input_schema)

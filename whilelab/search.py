@@ -287,14 +287,15 @@ def _steer(self: Search, base: dict, keys, rng) -> tuple[dict, str] | None:
 # %% ../nbs/03_search.ipynb #ffd803cb
 @patch
 def _mutation(self: Search, fails: list, rng) -> tuple[dict, str]:
-    "A failing row's cell with its stance or condition changed: towards a missing pair while one is, else at random."
+    """A failing row's cell with its stance or condition changed: towards a missing pair while one is, else at random
+    (a fresh draw of the first failing cell when that axis has no other level, e.g. restricted to one)."""
     base = dict(fails[int(rng.integers(len(fails)))]["cell"])
     if (steered := self._steer(base, MUTABLE, rng)) is not None: return steered
     kind = (*MUTABLE, "draw")[int(rng.integers(3))]
     if kind in base and kind != "draw":
         choices = [v for v in self.axes[kind].levels if v != base[kind]]
-        base[kind] = choices[int(rng.integers(len(choices)))]
-        if not self._allowed(base): kind = "draw"
+        if choices: base[kind] = choices[int(rng.integers(len(choices)))]
+        if not choices or not self._allowed(base): kind = "draw"
     return (dict(fails[0]["cell"]), "draw") if kind == "draw" else (base, kind)
 
 # %% ../nbs/03_search.ipynb #9970a158
@@ -321,7 +322,7 @@ def _vary(self: Search, cell: dict, rng) -> dict:
     for a in [x.name for x in self.axes]:
         if any(a in (p[0], p[2]) for p in self.pairs_owed(free)): continue
         choices = [v for v in self.axes[a].levels if self._allowed({**free, a: v})]
-        free[a] = choices[int(rng.integers(len(choices)))]
+        if choices: free[a] = choices[int(rng.integers(len(choices)))]    # none: a cell the constraints forbid
     return free
 
 # %% ../nbs/03_search.ipynb #904f21f7

@@ -32,6 +32,36 @@ def _id_entity(param: str) -> str | None:
     m = re.fullmatch(r"(\w+?)_ids?", param)
     return m.group(1) if m else None
 
+# %% ../nbs/04_world.ipynb #ba0fd756
+def _key_fields(records: dict | None  # entity -> {id: record}: a world's own tables
+               ) -> dict:
+    """entity -> its table's key field when that is a natural key (`card_number`, `barcode`): the field whose value is
+    the record's key in every record, named other than `<entity>_id` (those are ids by name); a field that keys
+    several tables is none's."""
+    found = {}
+    for e, t in (records or {}).items():
+        if not isinstance(t, dict) or not t or not all(isinstance(r, dict) for r in t.values()): continue
+        first = next(iter(t.values()))
+        same = [k for k in first if isinstance(k, str) and not _id_entity(k)
+                and all(r.get(k) is not None and str(r.get(k)) == str(i) for i, r in t.items())]
+        if same: found[e] = same[0]
+    n = collections.Counter(found.values())
+    return {e: k for e, k in found.items() if n[k] == 1}
+
+# %% ../nbs/04_world.ipynb #7dcee594
+def _typical(recs: dict  # id -> record: one table
+            ) -> list:
+    """Ids of the records that hold, in each text field where most records share a value (a standing, a tier), that
+    value: the usual case of the table, not the blocked or expired one."""
+    rs, n = list(recs.values()), len(recs)
+    common = {}
+    for k in sorted({k for r in rs if isinstance(r, dict) for k in r}, key=str):
+        vals = [r.get(k) if isinstance(r, dict) else None for r in rs]
+        if not all(isinstance(v, str) for v in vals): continue
+        top, m = collections.Counter(vals).most_common(1)[0]
+        if n > m > n / 2: common[k] = top        # more than half share it, and not all do
+    return sorted((i for i, r in recs.items() if all(r.get(k) == v for k, v in common.items())), key=str)
+
 # %% ../nbs/04_world.ipynb #60cbfc9f
 def _example_values(desc: str) -> list[str]:
     "Example values quoted in a description: such as '#W0000000', e.g. 'ABC'."
@@ -97,16 +127,18 @@ class Schema:
         # (tool, param) -> values that echo the schema, built on first use
         self.echoes: dict[tuple, frozenset] = {}
         id_types: dict[str, set] = {}                  # entity -> the JSON types its id parameters declare
+        self.keys = _key_fields(self.records)          # entity -> its table's natural key field (card_number)
+        self._keyed = {k: e for e, k in self.keys.items()}
         for t in self.tools.values():
             for p, s in t.params.items():
-                e = _id_entity(p)
+                e = self.entity_of(p)
                 if e:
                     self.entities.setdefault(e, {})
                     self.id_examples.setdefault(e, []).extend(_example_values(s.get("description", "")))
                     kind = s.get("items", {}).get("type") if s.get("type") == "array" else s.get("type")
                     id_types.setdefault(e, set()).add(kind)
         named = {w for t in self.tools.values() for w in _words(t.name)}
-        pointed = {_id_entity(k) for e, c in self._columns().items() for k in c if _id_entity(k) != e}
+        pointed = {self.entity_of(k) for e, c in self._columns().items() for k in c if self.entity_of(k) != e}
         for e in self.records:     # a table of the world's that the tools find (find_applicant) or records point to
             if e in named or e + "s" in named or e in pointed: self.entities.setdefault(e, {})
         # user_id: integer everywhere
@@ -118,21 +150,21 @@ class Schema:
             self.role[t.name] = r = self._role(t)
             if r["entity"]:
                 for p, s in t.params.items():
-                    if p != r["id_param"] and not _id_entity(p): self.entities[r["entity"]].setdefault(p, s)
+                    if p != r["id_param"] and not self.entity_of(p): self.entities[r["entity"]].setdefault(p, s)
         self.statuses = {e: self._statuses(e) for e in self.entities}   # entity -> its statuses, the world's own
         for t in self.tools.values(): self.role[t.name].update(self._status_role(t, self.role[t.name]))
 
 # %% ../nbs/04_world.ipynb #4b6e22f4
 @patch
 def _role(self: Schema, t: Tool) -> dict:
-    ids = [p for p in t.params if _id_entity(p) and p.endswith("_id")]
+    ids = [p for p in t.params if self.entity_of(p) and (p.endswith("_id") or p in self._keyed)]   # one record's
     words = re.split(r"[_\W]+", t.name.lower())
     named = [e for e in self.entities if e in words or e + "s" in words]
-    entity = _id_entity(ids[0]) if ids else (named[0] if named else None)
+    entity = self.entity_of(ids[0]) if ids else (named[0] if named else None)
     if entity and ids:   # prefer the id of the entity the tool is named after
         for p in ids:
-            if _id_entity(p) in words: entity = _id_entity(p)
-    id_param = f"{entity}_id" if entity and f"{entity}_id" in t.params else None
+            if self.entity_of(p) in words: entity = self.entity_of(p)
+    id_param = next((n for n in (self.id_name(entity), f"{entity}_id") if n in t.params), None) if entity else None
     kind = t.effect
     identifies = any(_identifying(p, self.o, entity) for p in t.required)
     finds = any(w in words for w in _FINDS)
@@ -158,7 +190,7 @@ def _finds(self: Schema, t: Tool) -> str | None:
     words = _words(t.name)
     e = next((e for e in self.entities if e in words or e + "s" in words), None)
     if t.effect != "read" or e is None or not t.required or not any(w in words for w in _FINDS): return None
-    if any(_id_entity(p) for p in t.required): return None
+    if any(self.entity_of(p) for p in t.required): return None
     # all of it says who, and more than a bare name (find_book(name) finds a thing)
     who = all(_identifying(p, self.o, e) for p in t.required) and any(_words(p) != ["name"] for p in t.required)
     return e if who else None
@@ -169,7 +201,8 @@ def _owner(self: Schema) -> str | None:
     """The identity entity: the one a lookup finds by who a person is, else the one the world's other records point to
     (`patient_id` in appointments) and that holds who a person is, else one an owner word names (a hint)."""
     found, cols = {self._finds(t) for t in self.tools.values()}, self._columns()
-    pointed = collections.Counter(_id_entity(k) for e, c in cols.items() for k in c if _id_entity(k) not in (None, e))
+    pointed = collections.Counter(self.entity_of(k) for e, c in cols.items() for k in c
+                                  if self.entity_of(k) not in (None, e))
     def says(e):
         who = any(_identifying(k, self.o, e) for k in cols.get(e, {}))
         return (e in found, pointed[e] > 0 and who, any(w in e for w in self.o.owner_words), pointed[e])
@@ -258,6 +291,26 @@ def _status_role(self: Schema, t: Tool, r: dict) -> dict:
         needs = spelt[m.group(1)] if m else None
     return {"needs_status": needs if r["kind"] == "write" else None,
             "sets_status": self._verb_status(words[0] if words else "", sts)}
+
+# %% ../nbs/04_world.ipynb #5c962274
+@patch
+def entity_of(self: Schema,
+              param: str   # a parameter (or a record's field) name
+             ) -> str | None:
+    """The entity `param` names ids of: one whose table is keyed by it (`card_number`, or `card_numbers` for several),
+    else `<entity>_id` / `<entity>_ids`; None for a parameter that names no id."""
+    keyed = self.__dict__.get("_keyed") or {}
+    if param in keyed: return keyed[param]
+    if param.endswith("s") and param[:-1] in keyed: return keyed[param[:-1]]
+    return _id_entity(param)
+
+# %% ../nbs/04_world.ipynb #61c56234
+@patch
+def id_name(self: Schema,
+            entity: str   # an entity
+           ) -> str:
+    "The name an id of `entity` goes by: its table's natural key field (`card_number`), else `<entity>_id`."
+    return (self.__dict__.get("keys") or {}).get(entity, f"{entity}_id")
 
 # %% ../nbs/04_world.ipynb #6670f326
 @patch
@@ -487,7 +540,7 @@ def _build(self: Sandbox) -> dict:
             rid = _fresh_id(e, r, sch, o, taken)
             taken.add(rid)
             person = people[i]
-            rec = {f"{e}_id": rid}
+            rec = {sch.id_name(e): rid}
             for f, s in sorted(sch.entities[e].items()):
                 rec[f] = _value(f, s, rng_for(self.seed, "field", e, i, f), o, person)
             if e == sch.owner:
@@ -497,7 +550,8 @@ def _build(self: Sandbox) -> dict:
                 sts = sch.statuses.get(e) or ("",)     # its own statuses (none: an empty one, so draws stay aligned)
                 rec[sch.status_field(e)] = sts[int(r.integers(len(sts)))]
                 rec.setdefault("total", round(float(r.uniform(*o.amount_range)), 2))
-                if sch.owner: rec[f"{sch.owner}_id"] = list(recs[sch.owner])[int(r.integers(len(recs[sch.owner])))]
+                if sch.owner:
+                    rec[sch.id_name(sch.owner)] = list(recs[sch.owner])[int(r.integers(len(recs[sch.owner])))]
             recs[e][rid] = rec
     return recs
 
@@ -832,10 +886,11 @@ def conform(value,                # a tool's answer
     return _synth(name, s, rng, o, root)
 
 # %% ../nbs/04_world.ipynb #7f7b26e1
-def _unknown_id(recs: dict, args: dict, idp) -> dict | None:
-    "A not-found answer for the first id in `args` (other than the record's own, `idp`) that names no record."
+def _unknown_id(recs: dict, args: dict, idp, entity_of=_id_entity) -> dict | None:
+    """A not-found answer for the first id in `args` (other than the record's own, `idp`) that names no record;
+    `entity_of` says whose id a parameter is (a schema's `Schema.entity_of`)."""
     for p, v in args.items():
-        pe = _id_entity(p)
+        pe = entity_of(p)
         if pe in recs and p != idp:
             missing = [x for x in (v if isinstance(v, list) else [v]) if _rid(recs[pe], x) not in recs[pe]]
             if missing: return _result("not_found", {"error": f"{pe} {missing[0]} not found"}, True)
@@ -848,7 +903,8 @@ def _lookup(self: Sandbox, e: str, recs: dict, args: dict) -> dict:
     want = {p: _norm(v) for p, v in keys.items()}
     ids = [i for i, r in recs[e].items() if want and all(_norm(r.get(p)) == v for p, v in want.items())]
     if not ids: return _result("not_found", {"error": f"no {e} matches {keys}"}, True)
-    return _result("ok", {f"{e}_id": ids[0]} if len(ids) == 1 else {f"{e}_ids": ids, "note": "several records match"})
+    several = {f"{e}_ids": ids, "note": "several records match"}
+    return _result("ok", {self.schema.id_name(e): ids[0]} if len(ids) == 1 else several)
 
 # %% ../nbs/04_world.ipynb #4ad65a76
 @patch
@@ -868,10 +924,10 @@ def _read(self: Sandbox, role: dict, recs: dict, rid: str, rec: dict) -> dict:
     "Record `rid` as a read returns it: with its children, or (an owner) with the ids of what it owns."
     e, out = role["entity"], dict(rec)
     if role["child"]:
-        out[f"{role['child']}s"] = [c for c in recs[role["child"]].values() if c.get(f"{e}_id") == rid]
+        out[f"{role['child']}s"] = [c for c in recs[role["child"]].values() if c.get(self.schema.id_name(e)) == rid]
     elif e == self.schema.owner:
         for ce in recs:
-            if ce != e: out[f"{ce}_ids"] = [cid for cid, c in recs[ce].items() if c.get(f"{e}_id") == rid]
+            if ce != e: out[f"{ce}_ids"] = [cid for cid, c in recs[ce].items() if c.get(self.schema.id_name(e)) == rid]
     return _result("ok", out)
 
 # %% ../nbs/04_world.ipynb #b0ede157
@@ -894,7 +950,7 @@ def _answer(self: Sandbox, t: Tool, args: dict, stale: bool = False) -> dict:
     "What the world says to a well-formed call of `t` (read from the state before any write if `stale`)."
     role, recs = self.schema.role[t.name], (self._initial if stale else self.records)
     e, idp = role["entity"], role["id_param"]
-    if (miss := _unknown_id(recs, args, idp)): return miss
+    if (miss := _unknown_id(recs, args, idp, self.schema.entity_of)): return miss
     if role["kind"] == "lookup": return self._lookup(e, recs, args)
     if idp is None or idp not in args: return self._unnamed(t, role, recs, args)   # an optional id left out too
     rid = _rid(recs.get(e, {}), args[idp])
@@ -930,28 +986,32 @@ def prepare(self,
     sch, role = self.schema, self.schema.role.get(tool, {})
     owner = sch.owner
     e = sch.entity_at_stake(tool)
-    know = {}
+    know, oid_p = {}, sch.id_name(owner) if owner else None
     if owner:
-        oid = sorted(self.records[owner])[int(rng.integers(len(self.records[owner])))]
+        people = sorted(self.records[owner])
+        if world == "exists" and owner in sch.records:     # the world's own people: a usual one, eligible to ask
+            people = _typical(self.records[owner]) or people
+        oid = people[int(rng.integers(len(people)))]
         orec = self.records[owner][oid]
         name = _field("name", orec, self.options, owner)        # name, full_name, or first and last
-        know.update({f"{owner}_id": oid, "email": orec.get("email"), "name": name})
+        know.update({oid_p: oid, "email": orec.get("email"), "name": name})
     if e and e != owner and e in self.records:
-        mine = sorted(i for i, r in self.records[e].items() if not owner or r.get(f"{owner}_id") == know[f"{owner}_id"])
+        mine = sorted(i for i, r in self.records[e].items() if not owner or r.get(oid_p) == know[oid_p])
         rid = mine[0] if mine else sorted(self.records[e])[0]
         rec = dict(self.records[e][rid])
-        if f"{owner}_id" in rec: rec[f"{owner}_id"] = know.get(f"{owner}_id")   # theirs, where records say whose
+        if oid_p in rec: rec[oid_p] = know.get(oid_p)   # theirs, where records say whose
         sf, sts = sch.status_field(e), sch.statuses.get(e) or ()     # the world's own field and statuses
         need = role.get("needs_status") or (sts[0] if role.get("kind") == "write" and sts else None)
         if need and sf in rec: rec[sf] = need
         if world == "ineligible" and sf in rec: rec[sf] = next((s for s in sts if s != need), rec[sf])
         self.records[e] = {**self.records[e], rid: rec}
-        know[f"{e}_id"] = rid
+        know[sch.id_name(e)] = rid
         if world == "missing":     # an id the world lacks: none of its records', nor an example in the schema
-            know[f"{e}_id"] = _fresh_id(e, rng, sch, self.options, set(self.records[e]) | set(sch.id_examples.get(e, [])))
+            taken = set(self.records[e]) | set(sch.id_examples.get(e, []))
+            know[sch.id_name(e)] = _fresh_id(e, rng, sch, self.options, taken)
     if world == "ambiguous" and owner and len(self.records[owner]) > 1:
-        others = [i for i in sorted(self.records[owner]) if i != know[f"{owner}_id"]][: self.options.ambiguous_matches - 1]
-        orec = self.records[owner][know[f"{owner}_id"]]
+        others = [i for i in sorted(self.records[owner]) if i != know[oid_p]][: self.options.ambiguous_matches - 1]
+        orec = self.records[owner][know[oid_p]]
         # who they say they are, in the world's own fields: a name, and a date of birth where it holds one
         same = {k: v for k, v in orec.items() if _is_name(k, self.options, owner) or _BIRTH & set(_words(k))}
         for i in others:
@@ -972,7 +1032,7 @@ def valid_args(self,
     args = {}
     for p, s in t.params.items():
         if p not in t.required: continue
-        pe = _id_entity(p)
+        pe = self.schema.entity_of(p)
         if pe in self.records:
             pool = sorted(self.records[pe])
             if p == role["id_param"] and role["needs_status"]:
