@@ -96,6 +96,11 @@ def _as_state(state):
     return sqlite_copy(path)
 
 # %% ../nbs/16_worlds.ipynb #a86a67f9
+def _table_names(conn) -> list[str]:
+    "The user tables of `conn`, by name."
+    return [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                       "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+
 def _columns(conn, table: str) -> list[tuple]:
     "(name, place in the primary key) of each column of `table`."
     return [(r[1], r[5]) for r in conn.execute(f'PRAGMA table_info("{table}")')]
@@ -104,10 +109,8 @@ def _columns(conn, table: str) -> list[tuple]:
 def sqlite_dump(conn  # an SQLite connection
                ) -> dict:
     "Every table of `conn`: its columns and its rows in a canonical order (what the state hash is taken of)."
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                        "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
     out = {}
-    for t in names:
+    for t in _table_names(conn):
         rows = [[v.hex() if isinstance(v, bytes) else v for v in r] for r in conn.execute(f'SELECT * FROM "{t}"')]
         out[t] = {"columns": [c for c, _ in _columns(conn, t)], "rows": sorted(rows, key=canonical_json)}
     return out
@@ -124,9 +127,7 @@ def _id_column(conn, table: str) -> str | None:
 def sqlite_tables(conn  # an SQLite connection
                  ) -> dict:
     "entity -> table, for each table of `conn` whose records have an id: `patients` -> `patient`."
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                        "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-    return {_singular(t): t for t in names if _id_column(conn, t)}
+    return {_singular(t): t for t in _table_names(conn) if _id_column(conn, t)}
 
 # %% ../nbs/16_worlds.ipynb #2d318303
 def sqlite_records(conn,       # an SQLite connection
@@ -363,7 +364,7 @@ class _Server:
         wrap = os.name == "posix" and shutil.which("sh")
         self.params = StdioServerParameters(command="sh" if wrap else command, env=env, args=[
             "-c", 'echo $$ > "$0"; exec "$@"', self.pidfile, command, *map(str, args)] if wrap else list(args))
-        self.timeout, self.grace, self.stop, self.pid = timeout, grace, None, None
+        self.timeout, self.grace, self.stop = timeout, grace, None
         self.log, self.loop = tempfile.TemporaryFile("w+"), asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, name="whilelab-mcp", daemon=True).start()
         _Server.live.add(self)
@@ -599,6 +600,7 @@ class MCPWorld:
         self.read_only = {t["name"] for t in self.tools if (t.get("annotations") or {}).get("readOnlyHint")}
         self._tables = self._listed_records() if tables is None else tables
         if writes: self.server.close()        # it only listed the tools and records: each rollout starts its own
+        self.start_hash = self.pristine.hash() if writes else None   # no server touches the pristine copy again
         self.fallback, self.facts, self.own = None, dict(facts or {}), None
     def tables(self) -> dict | None: return self._tables
     def __enter__(self): return self
@@ -670,7 +672,7 @@ def fork(self: MCPWorld) -> MCPWorld:
 @patch
 def state_hash(self: MCPWorld) -> str | None:
     "With writes, the hash of this copy's files; else the sandbox's (reads change nothing)."
-    if self.writes: return (self.own[0] if self.own else self.pristine).hash()
+    if self.writes: return self.own[0].hash() if self.own else self.start_hash
     return None if self.fallback is None else self.fallback.state_hash()
 
 # %% ../nbs/16_worlds.ipynb #79e25638
