@@ -483,9 +483,9 @@ class Graded(list):
 def of(cls: Graded,
        rows  # graded rows
       ) -> Graded:
-    "Graded rows with their counts read from the rows: judged (a label), floored (by which hard rule), ungraded (why)."
+    "Graded rows with their counts read from the rows: judged (a label given), floored (by which hard rule), ungraded (why)."
     rows = list(rows)
-    out = cls(rows, sum(r.get("judge") is not None for r in rows),
+    out = cls(rows, sum((r.get("judge") or {}).get("label") is not None for r in rows),   # a failed call: not judged
               collections.Counter(f for r in rows for f in r.get("floored_by") or []))
     out.ungraded = ungraded_counts(out)
     return out
