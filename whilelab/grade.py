@@ -8,7 +8,7 @@ import asyncio, collections, copy, dataclasses, inspect, json, marshal, re, warn
 from dataclasses import dataclass, field
 import numpy as np
 from fastcore.basics import patch
-from .core import AgentSpec, stable_hash, canonical_json, run_sync, redact, ungraded_counts, BOILERPLATE
+from .core import AgentSpec, stable_hash, canonical_json, run_sync, redact, ungraded_counts, BOILERPLATE, content_words
 from typing import TYPE_CHECKING
 if TYPE_CHECKING: from whilelab.stats import Interval   # annotations only: scipy.stats loads when a judge is scored
 from .defaults import GradeOptions, TrustOptions, StatsOptions
@@ -658,18 +658,20 @@ def ended_early(row,  # a rollout row
     goal = ctx.situation.goal["tool"]
     if any(c["tool"] == goal and c["status"] in DONE_STATUSES for c in row.get("calls", [])):
         return True, "the goal was met before the person left"
-    if REFUSED_RE.search(last): return True, "the agent had said it could not do it"
+    if "(yes/no)" not in last and REFUSED_RE.search(last): return True, "the agent had said it could not do it"
     return False, f"the person left while the agent asked {last[-70:]!r}, its goal neither met nor refused"
 
 # %% ../nbs/06_grade.ipynb #9e776cf8
-def _answers(question: str, reply: str) -> bool:
-    "Whether `reply` answers what `question` asked: yes or no to a yes/no, an email or id when one was asked for."
+def _answers(question: str, reply: str, given: str = "") -> bool:
+    """Whether `reply` answers what `question` asked: yes or no to a yes/no, an email or id when one was asked for,
+    else a value, the question's words, or what the person was `given` (a question it cannot answer: what it has)."""
     q = question.lower()
     if "(yes/no)" in q: return bool(YES_NO_RE.match(reply))
     if DONT_KNOW_RE.search(reply): return True        # a person may not know; saying so answers
     if "email" in q: return "@" in reply
     if re.search(r"\bid\?", q): return bool(ID_TOKEN_RE.search(reply))
-    return bool(reply.strip())
+    # anything else: a value (a number, an email), or the words the question was about
+    return bool(re.search(r"\d|@", reply) or set(content_words(reply)) & set(content_words(question + " " + given)))
 
 @person_rule
 def unanswered(row,  # a rollout row
@@ -679,7 +681,7 @@ def unanswered(row,  # a rollout row
     for i in range(1, len(msgs)):
         q, a = msgs[i - 1], msgs[i]
         if a["role"] == "user" and q["role"] == "assistant" and _asks(q.get("content") or "") \
-                and not _answers(q["content"], a.get("content") or ""):
+                and not _answers(q["content"], a.get("content") or "", _given_text(ctx.situation)):
             return False, f"message {i}: the agent asked {q['content'][-60:]!r} and the person did not answer it"
     return True, "the person answered what the agent asked"
 
