@@ -325,6 +325,9 @@ class CompareOptions:
     alpha: float = _d(0.05, "two-sided false-positive rate of a comparison", lo=0.0001, hi=0.5)
     sims: int = _d(1000, "simulated comparisons when power is checked by simulation: the estimate's standard error "
                          "is at most 1.6 points", lo=10)
+    icc: float = _d(0.3, "share of pass/fail variance between situations when no pilot says: 32-55% of tau2-bench "
+                         "tasks flip verdict across identical runs, which leaves 0-0.35 of it to the tasks", lo=0.0,
+                    hi=0.99)
     max_n: int = _d(100_000, "the largest number of situations a plan will propose before saying the difference is "
                              "too small to detect", lo=2)
 
