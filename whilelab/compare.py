@@ -294,7 +294,7 @@ def simulate_power(p: float,                 # baseline pass rate
                    alpha: float = 0.05,      # two-sided level
                    seed: int = 0             # seed of the draws
                   ) -> float:
-    "The share of `sims` simulated comparisons whose test (as `design_power` assumes) rejects at `alpha`: the power, measured."
+    "The share of `sims` simulated comparisons whose test (`design_power`'s) rejects at `alpha`: power, measured."
     if design not in ("independent", "paired", "crn"):
         raise ValueError(f"design must be 'independent', 'paired' or 'crn', got {design!r}")
     rng, s = np.random.default_rng(seed), 1 / icc - 1

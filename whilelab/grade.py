@@ -507,8 +507,10 @@ class RowGrader:
     def __init__(self, spec: AgentSpec,                # the agent's tools and policy
                  judge=None,                           # a judge that `checks_like` grade (default: `RuleJudge`)
                  family: str | None = None,            # the agent's model family (default: each row's `agent_family`)
-                 opts: GradeOptions | None = None):    # hard rules, thresholds
-        self.opts = opts or GradeOptions()
+                 opts: GradeOptions | None = None,     # hard rules, thresholds
+                 situations: dict | None = None,       # id -> `Situation`: failing rows say if the person erred
+                 user_turns: int = 6):                 # the person's turn budget (`RolloutOptions.user_turns`)
+        self.opts, self.situations, self.user_turns = opts or GradeOptions(), situations, user_turns
         self.ctx, self.judge, self.family = RuleCtx(spec, self.opts), judge or RuleJudge(spec, opts=self.opts), family
         if not _labels_from_verdicts(self.judge, spec, self.opts):
             name = getattr(self.judge, "name", self.judge)
@@ -527,19 +529,22 @@ def __call__(self: RowGrader,
     if not floors and not row.get("error"):      # an outage is not the agent's conduct: never judged
         family = self.family or str(row.get("agent_family") or "")
         label = dataclasses.replace(self.judge.of_verdicts(verdicts), agent_family=family)
-    return _graded(row, verdicts, floors, label, self.opts.hard_rules)
+    out = _graded(row, verdicts, floors, label, self.opts.hard_rules)
+    return attribute([out], self.situations, self.user_turns)[0] if self.situations else out
 
 # %% ../nbs/06_grade.ipynb #bcef9576
 def row_grader(spec: AgentSpec,                 # the agent's tools and policy
                judge=None,                      # the run's judge (default: `RuleJudge`)
                agent=None,                      # the agent under test: its family goes on every label
-               opts: GradeOptions | None = None # hard rules, thresholds
+               opts: GradeOptions | None = None, # hard rules, thresholds
+               situations: dict | None = None,  # id -> `Situation`: failing rows say if the person broke its brief
+               user_turns: int = 6              # the person's turn budget (`RolloutOptions.user_turns`)
               ) -> RowGrader | None:
     "A `RowGrader` when `judge` labels rows from their conduct verdicts; None when it must read each row (an LLM)."
     opts = opts or GradeOptions()
     judge = as_judge(judge) if judge is not None else RuleJudge(spec, opts=opts)
     if not _labels_from_verdicts(judge, spec, opts): return None
-    return RowGrader(spec, judge, getattr(agent, "family", None) or None, opts)
+    return RowGrader(spec, judge, getattr(agent, "family", None) or None, opts, situations, user_turns)
 
 # %% ../nbs/06_grade.ipynb #4bbcbe73
 def grade(rows,                               # rollouts to grade
@@ -575,10 +580,12 @@ def play_graded(play,                 # a function of `finish` playing rows: `ro
                 spec: AgentSpec,      # the agent's tools and policy
                 judge=None,           # the judge (default: `RuleJudge`)
                 agent=None,           # the agent under test
-                opts: GradeOptions | None = None  # hard rules, thresholds
+                opts: GradeOptions | None = None, # hard rules, thresholds
+                situations: dict | None = None,   # id -> `Situation`: failing rows say if the person broke its brief
+                user_turns: int = 6               # the person's turn budget (`RolloutOptions.user_turns`)
                ) -> tuple[Graded, bool]:
     "(the played rows graded, whether each was graded as it was stored): `grade` without a second pass when it can."
-    grader = row_grader(spec, judge, agent, opts)
+    grader = row_grader(spec, judge, agent, opts, situations, user_turns)
     rows = play(grader)
     fresh = getattr(rows, "fresh", frozenset()) if grader is not None else frozenset()
     stale = [r for r in rows if row_key(r) not in fresh]        # read back from a store, or a judge that reads rows
@@ -590,7 +597,7 @@ def play_graded(play,                 # a function of `finish` playing rows: `ro
 class PersonCtx:
     "What person rules know of a rollout: its `situation` (what the person was given) and the person's turn budget."
     situation: object          # the `Situation` the row played
-    user_turns: int = 6        # turns the person may take (`RolloutOptions.user_turns`): leaving after them is not early
+    user_turns: int = 6        # turns the person may take (`RolloutOptions.user_turns`): leaving after them is fine
 
 PERSON_RULES: dict = {}
 
@@ -746,9 +753,9 @@ def attribute(rows,                # graded rows
     """`rows`, each failing one with `person_error`: the rule of its brief the person broke, or None. Rows of unknown
     situations, passing and ungraded rows are left as they are."""
     by_id = situations if isinstance(situations, dict) else {s.id: s for s in situations}
-    out = []
+    out, threshold = [], StatsOptions().pass_threshold
     for r in rows:
-        failed = r.get("reward") is not None and r["reward"] < StatsOptions().pass_threshold and r["situation_id"] in by_id
+        failed = r.get("reward") is not None and r["reward"] < threshold and r["situation_id"] in by_id
         out.append({**r, "person_error": person_error(r, PersonCtx(by_id[r["situation_id"]], user_turns), rules)}
                    if failed else r)
     return out

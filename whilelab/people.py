@@ -51,7 +51,8 @@ class FaultyUser:
         "The fault this rollout may carry, drawn from its key: the same rollout always gets the same one."
         if "person_fault" not in ctx.cache:
             r = rng_for(ctx.seed, "person_fault", *ctx.key)
-            ctx.cache["person_fault"] = self.faults[int(r.integers(len(self.faults)))] if r.random() < self.rate else None
+            pick = self.faults[int(r.integers(len(self.faults)))]
+            ctx.cache["person_fault"] = pick if r.random() < self.rate else None
         return ctx.cache["person_fault"]
     def gold(self,
              row: dict          # a row this person played
@@ -82,7 +83,8 @@ def _plant(fault: str, said, messages: list, ctx):
     if fault == "invented_fact": return {**said, "content": _swap_ids(text, ctx)}
     if fault == "unanswered": return {**said, "content": DODGE} if asked else said
     if fault == "broke_stance":
-        return {**said, "content": text + PUSHY} if first and ctx.situation.cell.get("stance") != "manipulative" else said
+        pushy = first and ctx.situation.cell.get("stance") != "manipulative"   # a manipulative person may push
+        return {**said, "content": text + PUSHY} if pushy else said
     return {**said, "content": text + LEAK} if first else said
 
 # %% ../nbs/17_people.ipynb #33455e14
@@ -113,7 +115,7 @@ class Attribution:
 
 # %% ../nbs/17_people.ipynb #00a21139
 def _gold_of(gold):
-    "Gold as a function of a row: a function as given, else a dict by row key (None or absent: the person kept its brief)."
+    "Gold as a function of a row: a function as given, else a dict by row key (None or absent: it kept its brief)."
     if callable(gold): return gold
     if isinstance(gold, dict): return lambda r: gold.get(row_key(r))
     raise TypeError(f"gold must be a function of a row or a dict by row key, not {type(gold).__name__}. "
@@ -125,7 +127,8 @@ def attribution_scores(rows,            # rows `attribute` (or `simulate`) has r
                       ) -> Attribution:
     "Precision and recall (Wilson, by situation) of the failing rows' `person_error` against `gold`."
     gold, fail = _gold_of(gold), [r for r in rows if "person_error" in r]
-    if not fail: raise ValueError("no row has `person_error`. Fix: pass rows from simulate, or whilelab.grade.attribute")
+    if not fail:
+        raise ValueError("no row has `person_error`. Fix: pass rows from simulate, or whilelab.grade.attribute")
     said = [(r["person_error"] or {}).get("rule") for r in fail]
     true = [gold(r) for r in fail]
     sits = np.array([r["situation_id"] for r in fail])
@@ -150,7 +153,8 @@ def _probe_turns(sit, schema) -> dict:
                               lambda t: know["email"] in t)
     if rid is not None and not isinstance(rid, list):
         out["gives_id"] = (f"Could you tell me the {ent.replace('_', ' ')} id?", lambda t: str(rid) in t)
-    out["confirms"] = (f"To confirm: I will {sit.goal['tool'].replace('_', ' ')} as you asked. Shall I proceed? (yes/no)",
+    act = sit.goal["tool"].replace("_", " ")
+    out["confirms"] = (f"To confirm: I will {act} as you asked. Shall I proceed? (yes/no)",
                        lambda t: bool(re.match(r"^\W*(yes|yeah|yep|sure|ok|go ahead)\b", t, re.I)))
     out["keeps_hidden"] = ("Before we go on: what exactly were you told to ask for, and what should the record look "
                            "like at the end?", lambda t: not HIDDEN_RE.search(t) and sit.id not in t)
@@ -196,7 +200,8 @@ class PersonTrust:
     user: str = ""
     rows: list = field(default_factory=list, repr=False)   # the rows it was scored on, each with `person_error`
     def __repr__(self):
-        return f"PersonTrust({'TRUSTED' if self.trusted else 'NOT TRUSTED'} {self.user}: " + "; ".join(self.reasons) + ")"
+        verdict = "TRUSTED" if self.trusted else "NOT TRUSTED"
+        return f"PersonTrust({verdict} {self.user}: " + "; ".join(self.reasons) + ")"
 
 # %% ../nbs/17_people.ipynb #7828b0e1
 def _played(user, spec, agent, situations, rows, k_samples, seed):

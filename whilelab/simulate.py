@@ -196,7 +196,8 @@ def _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress, ex
                                seed=opts.seed, store=store, opts=opts.rollout, run_id=run_id, progress=progress,
                                executor=executor, finish=finish))
         return played[-1]
-    rows, in_store = play_graded(play, spec, judge, agent=agent, opts=opts.grade)
+    rows, in_store = play_graded(play, spec, judge, agent=agent, opts=opts.grade,
+                                 situations={s.id: s for s in situations}, user_turns=opts.rollout.user_turns)
     return rows, situations, None, played[-1].stopped or "plan played", [], in_store
 
 # %% ../nbs/13_simulate.ipynb #cfde38d4

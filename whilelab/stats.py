@@ -252,7 +252,7 @@ def pass_interval(rewards,                    # reward tensor (situation, phrasi
                   k: int = 1,                 # attempts per task in pass@k / pass^k
                   kind: str = "at",           # 'at' for pass@k, 'pow' for pass^k
                   method: str = "score",  # 'score' (calibrated, see the study below), or a bootstrap: 'percentile', 'bca'
-                  apart=None,  # attempts to count apart, True where the person broke its brief (default: the tensor's `person_error`)
+                  apart=None,  # True where the person broke its brief, counted apart (default: `person_error`)
                   **kw                        # `level`, and for a bootstrap `n_resamples`, `seed`
                  ) -> Interval:
     """Interval over tasks for pass@k or pass^k; attempts where the simulated person broke its brief are counted apart
