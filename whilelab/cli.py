@@ -517,3 +517,7 @@ def main(argv=None  # the arguments (default: the command line)
     except BrokenPipeError:   # `whilelab demo | head`: the reader left; the files are written
         sys.stderr.close()
     return 0
+
+# %% ../nbs/15_cli.ipynb #2282cd62
+#| eval: false
+if __name__ == "__main__": sys.exit(main())   # `python -m whilelab.cli ...` does what `whilelab ...` does
