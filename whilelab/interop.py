@@ -16,8 +16,9 @@ from .stats import pass_at_k, pass_pow_k, PASS_THRESHOLD
 __all__ = ['EXTRAS', 'need', 'to_chat', 'from_chat', 'eval_sample', 'inspect_log', 'write_inspect', 'from_inspect', 'rewards_of',
            'export_inspect', 'tool_info', 'InspectAgent', 'situation_sample', 'inspect_task']
 
-# %% ../nbs/19_inspect.ipynb #6744023f
-EXTRAS = {"inspect_ai": "inspect"}   # the module an integration imports -> the whilelab extra that installs it
+# %% ../nbs/19_inspect.ipynb #e9e651b1
+# the module an integration imports -> the whilelab extra that installs it
+EXTRAS = {"inspect_ai": "inspect", "openenv": "openenv"}
 
 def need(module: str,  # the module to import, e.g. 'inspect_ai.log'
          what: str     # what needs it, for the error
