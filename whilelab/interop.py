@@ -403,7 +403,7 @@ def inspect_task(spec=None,                # the agent's tools and policy (defau
     from inspect_ai.scorer import pass_at, pass_k
     from whilelab.core import shopfront
     from whilelab.defaults import SimOptions
-    from whilelab.models import TemplateUser
+    from whilelab.standins import TemplateUser
     spec, opts = spec or shopfront(), options or SimOptions()
     plan, sits = _situations(spec, opts, axes, world)
     n = opts.n_phrasings * opts.k_samples

@@ -66,7 +66,7 @@ class SituationEnvironment(Environment):
                  world=None):                     # what tool calls play against (default: the schema sandbox)
         super().__init__()
         from whilelab.interop import _situations
-        from whilelab.models import TemplateUser
+        from whilelab.standins import TemplateUser
         self.spec, self.opts, self.judge = spec or shopfront(), options or SimOptions(), judge
         self.situations = situations if situations is not None else _situations(self.spec, self.opts, axes, world)[1]
         self.user, self._ep = user or TemplateUser(self.opts.rollout), None
