@@ -30,3 +30,41 @@ def test_compare_pairs_the_same_situations():
     assert {r["situation_id"] for r in c.rows_a} == {r["situation_id"] for r in c.rows_b}
     assert c.paired.diff > 0 and c.paired.p_sign_flip < 0.05
     with pytest.raises(ValueError, match="search=None"): compare(ScriptedAgent(), ScriptedAgent(), options=SimOptions())
+
+
+def test_an_llm_persons_replies_come_from_the_request_cache_where_the_conversation_is_the_same(tmp_path):
+    """Common random numbers for a model person: where agent B says what agent A said, the person's request is the same
+    and its reply is read back from the request cache, not drawn again. Two identical agents cost one run's person
+    calls; two that differ cost less than two runs'."""
+    import re
+    from wire import Strict, message
+    from whilelab.backends import ClaudeBackend
+    from whilelab.roles import ClaudeUser
+    from whilelab.standins import ScriptedAgent
+    from whilelab.defaults import SimOptions
+    from whilelab.simulate import simulate
+
+    def faithful(body):      # a model person that asks for its goal with what it knows, and stops once it is answered
+        system = body["system"] if isinstance(body["system"], str) else " ".join(b["text"] for b in body["system"])
+        want = re.search(r"You want the agent to (.*?)\. What you know: (.*?)\. How you behave", system)
+        last = body["messages"][-1]["content"]
+        last = last if isinstance(last, str) else " ".join(b.get("text", "") for b in last)
+        done = len(body["messages"]) > 2 and re.search(r"done|cancel+ed|all set|updated|sorry|cannot|unable", last, re.I)
+        return message([{"type": "text", "text": "###STOP###" if done else f"Please {want[1]}. {want[2]}."}])
+
+    def person_calls(run, name):
+        srv = Strict(faithful)
+        user = ClaudeUser(backend=ClaudeBackend(api_key="sk-ant-test", transport=srv.transport(),
+                                                cache=tmp_path / f"{name}.sqlite"))
+        run(user)
+        assert srv.refused == []
+        return len(srv.calls)
+
+    opts = SimOptions(search=None, n_phrasings=1, k_samples=1)
+    one = person_calls(lambda u: simulate(ScriptedAgent(flaw_rate=0.1), options=opts, user=u, progress=False), "one")
+    same = person_calls(lambda u: compare(ScriptedAgent(flaw_rate=0.1), ScriptedAgent(flaw_rate=0.1), options=opts,
+                                          user=u), "same")
+    other = person_calls(lambda u: compare(ScriptedAgent(flaw_rate=0.1), ScriptedAgent(flaw_rate=0.5), options=opts,
+                                           user=u), "other")
+    assert one > 0 and same == one and one < other < 2 * one, (one, same, other)
+    print(f"person calls: one run {one}, two identical agents {same}, two different agents {other}")
