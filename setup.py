@@ -23,6 +23,7 @@ setuptools.setup(
     url=c['git_url'], packages=setuptools.find_packages(include=['whilelab', 'whilelab.*']),
     include_package_data=True, install_requires=c['requirements'].split(),
     extras_require={'dev': c['dev_requirements'].split(), 'ray': c['ray_requirements'].split(),
+                    'inspect': c['inspect_requirements'].split(), 'openenv': c['openenv_requirements'].split(),
                     **{k: c[f'{k}_requirements'].split() for k in ('agents', 'langgraph', 'otel')}},
     python_requires=f'>={min_python}', long_description=open('README.md', encoding='utf-8').read(),
     long_description_content_type='text/markdown', zip_safe=False,
