@@ -7,7 +7,7 @@ __all__ = ['SHALLOW_KEYS', 'FAULTS', 'values_in', 'Schema', 'Sandbox', 'check_ar
            'call', 'conform', 'prepare', 'valid_args', 'World', 'Faulty']
 
 # %% ../nbs/04_world.ipynb #90389b30
-import ast, collections, copy, datetime as dt, functools, inspect, json, math, operator, re, typing
+import ast, collections, copy, datetime as dt, functools, hashlib, inspect, json, math, operator, re, typing
 from fastcore.basics import patch
 from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for, LazyRng
 from .defaults import WorldOptions
@@ -127,6 +127,7 @@ class Schema:
         # (tool, param) -> values that echo the schema, built on first use
         self.echoes: dict[tuple, frozenset] = {}
         id_types: dict[str, set] = {}                  # entity -> the JSON types its id parameters declare
+        id_fmts: dict[str, set] = {}                   # entity -> the formats its id parameters declare (uuid)
         self.keys = _key_fields(self.records)          # entity -> its table's natural key field (card_number)
         self._keyed = {k: e for e, k in self.keys.items()}
         for t in self.tools.values():
@@ -135,8 +136,9 @@ class Schema:
                 if e:
                     self.entities.setdefault(e, {})
                     self.id_examples.setdefault(e, []).extend(_example_values(s.get("description", "")))
-                    kind = s.get("items", {}).get("type") if s.get("type") == "array" else s.get("type")
-                    id_types.setdefault(e, set()).add(kind)
+                    one = s.get("items", {}) if s.get("type") == "array" else s     # an id, or a list's item
+                    id_types.setdefault(e, set()).add(one.get("type"))
+                    if one.get("format") is not None: id_fmts.setdefault(e, set()).add(one.get("format"))
         named = {w for t in self.tools.values() for w in _words(t.name)}
         pointed = {self.entity_of(k) for e, c in self._columns().items() for k in c if self.entity_of(k) != e}
         for e in self.records:     # a table of the world's that the tools find (find_applicant) or records point to
@@ -145,6 +147,9 @@ class Schema:
         self.int_ids = {e for e, k in id_types.items() if k == {"integer"}}
         # integer here, string there
         self.digit_ids = {e for e, k in id_types.items() if "integer" in k and len(k) > 1}
+        # page_id: {"type": "string", "format": "uuid"}: ids of that format (one format, and text ids)
+        self.id_formats = {e: next(iter(f)) for e, f in id_fmts.items() if len(f) == 1 and next(iter(f)) in _FORMATS
+                           and not id_types[e] & {"integer", "number"}}
         self.owner = self._owner()
         for t in self.tools.values():
             self.role[t.name] = r = self._role(t)
@@ -322,11 +327,46 @@ def entity_at_stake(self: Schema,
     r = self.role.get(tool, {})
     return r.get("entity") if r.get("entity") != self.owner else (r.get("child") or r.get("entity"))
 
+# %% ../nbs/04_world.ipynb #573404ee
+# one value of each format the JSON Schema spec names (documentation-reserved names and addresses), and `url`
+_FORMATS = {"date": "2024-05-17", "date-time": "2024-05-17T10:30:00Z", "time": "10:30:00Z", "duration": "P3D",
+            "email": "mei.chen@mail.test", "idn-email": "mei.chen@bücher.test", "hostname": "host.example.test",
+            "idn-hostname": "bücher.example.test", "ipv4": "192.0.2.10", "ipv6": "2001:db8::10",
+            "uri": "https://example.test/item", "url": "https://example.test/item", "uri-reference": "/item",
+            "iri": "https://example.test/ítem", "iri-reference": "/ítem", "uuid": "3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b",
+            "regex": "^item[0-9]+$", "json-pointer": "/item/0", "relative-json-pointer": "0/item",
+            "uri-template": "https://example.test/item/{id}"}
+
+def _formatted(fmt: str,       # a JSON Schema `format` (one of `_FORMATS`)
+               n: int,         # which value: a different `n`, a different value
+               key: str,       # whose values (an entity, a field): part of the value
+               o: WorldOptions # the start of dates
+              ) -> str:
+    """The `n`th value of format `fmt` for `key`: distinct for each `n` (ids of an entity whose schema gives a format),
+    deterministic, and one the format checker accepts."""
+    k = re.sub(r"[^a-z0-9]+", "-", str(key).lower()).strip("-") or "x"     # a hostname label, a path segment
+    if fmt == "uuid":      # a version-4 layout from a hash of key and n
+        h = hashlib.sha256(f"{key}:{n}".encode()).hexdigest()
+        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
+    day = (dt.date.fromisoformat(o.start_date) + dt.timedelta(days=n % 2_900_000)).isoformat()   # before year 9999
+    clock = f"{n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d}"
+    made = {"date": day, "date-time": f"{day}T{clock}Z", "time": f"{clock}.{n}Z", "duration": f"P{n}D",
+            "email": f"{k}{n}@mail.test", "idn-email": f"{k}{n}@bücher.test", "hostname": f"{k}{n}.example.test",
+            "idn-hostname": f"{k}{n}.bücher.test", "ipv4": f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}",
+            "ipv6": f"2001:db8::{n >> 16 & 0xffff:x}:{n & 0xffff:x}", "uri": f"https://example.test/{k}/{n}",
+            "url": f"https://example.test/{k}/{n}", "uri-reference": f"/{k}/{n}", "iri": f"https://example.test/{k}/ü{n}",
+            "iri-reference": f"/{k}/ü{n}", "regex": f"^{k}{n}$", "json-pointer": f"/{k}/{n}",
+            "relative-json-pointer": f"0/{k}/{n}", "uri-template": f"https://example.test/{k}/{n}{{?page}}"}
+    return made[fmt]
+
+
 # %% ../nbs/04_world.ipynb #7abf0702
 def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
     n = name.lower()
     if "enum" in s: return s["enum"][int(rng.integers(len(s["enum"])))]
     t = s.get("type", "string")
+    if t == "string" and s.get("format") in _FORMATS:      # a field with a format: a value of it, drawn
+        return _formatted(s["format"], int(rng.integers(10 ** o.id_digits)), name, o)
     if t == "array": return []
     if t == "object": return {}
     if t == "boolean": return False
@@ -401,8 +441,11 @@ def _new_id(entity: str, rng, schema, o: WorldOptions):
 
 # %% ../nbs/04_world.ipynb #d991e531
 def _shaped(entity: str, schema, prefix: str, n: int):
-    "Number `n` as an id of `entity`: itself where the schemas type the id as an integer, else text with `prefix`."
-    return n if entity in schema.int_ids else str(n) if entity in schema.digit_ids else f"{prefix}{n}"
+    """Number `n` as an id of `entity`: itself where the schemas type the id as an integer, the `n`th value of the
+    format they give it (a uuid), else text with `prefix`."""
+    if entity in schema.int_ids: return n
+    if entity in schema.__dict__.get("id_formats", {}): return _formatted(schema.id_formats[entity], n, entity, schema.o)
+    return str(n) if entity in schema.digit_ids else f"{prefix}{n}"
 
 # %% ../nbs/04_world.ipynb #05b5e050
 def _fresh_id(entity: str, rng, schema, o: WorldOptions, taken):
@@ -420,6 +463,21 @@ def _fresh_id(entity: str, rng, schema, o: WorldOptions, taken):
             x = _shaped(entity, schema, prefix, lo + (start - lo + k) % (hi - lo))
             if str(x) not in taken: return x
         nd += 1
+
+# %% ../nbs/04_world.ipynb #ba27ed65
+# formats no plain word passes by chance: every word they accept is a value of them
+_EXACT_FORMATS = frozenset({"uuid", "ipv4", "ipv6", "email", "idn-email", "date", "date-time", "time", "duration"})
+
+def _ids_of_format(text: str,  # what the person said
+                   fmt: str    # the format the schemas give an entity's ids (uuid)
+                  ) -> list:
+    """The words of `text` that are values of format `fmt`, in order: the ids said of an entity whose ids have a format;
+    for a loose format (a uri-reference, a regex) only the words with a digit in them, as an id has."""
+    import jsonschema
+    check = jsonschema.Draft202012Validator.FORMAT_CHECKER
+    words = [w.strip(".,;:!?()[]'\"") for w in str(text).split()]
+    return [w for w in words if w and check.conforms(w, fmt) and (fmt in _EXACT_FORMATS or re.search(r"\d", w))]
+
 
 # %% ../nbs/04_world.ipynb #d5484c67
 def _rid(records: dict, x):
@@ -463,22 +521,22 @@ def _bounded(v, s, t):
     return int(v) if t == "integer" else float(v)
 
 # %% ../nbs/04_world.ipynb #c4ee8e91
-_FORMATS = {"date": "2024-05-17", "date-time": "2024-05-17T10:30:00Z", "time": "10:30:00Z", "email": "mei.chen@mail.test",
-            "uri": "https://example.test/item", "url": "https://example.test/item", "uuid": "3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b",
-            # documentation-reserved names and addresses
-            "hostname": "host.example.test", "ipv4": "192.0.2.10", "ipv6": "2001:db8::10"}
-
-def _synth(name, s, rng, o, root=None):
+def _synth(name, s, rng, o, root=None, refs=()):
     """A value that fits schema `s` (const, enum, bounds, formats, nested objects and arrays, `$ref`s into `root`), not
-    an echo of it."""
+    an echo of it. A `$ref` already followed `o.ref_depth` times on the way here (a tree's node) gets no more than its
+    schema requires: the value stays finite."""
+    ref = s.get("$ref") if isinstance(s, dict) else None
+    refs = refs + (ref,) if isinstance(ref, str) else refs
+    lean = any(refs.count(r) > o.ref_depth for r in set(refs))        # deep enough: only what is required, below too
     s = _resolve(s, root if root is not None else s)
     root = root if root is not None else s
+    again = lambda n_, s_: _synth(n_, s_, rng, o, root, refs)
     if "const" in s: return s["const"]
     if "enum" in s: return s["enum"][0]
     for key in ("anyOf", "oneOf"):
         if s.get(key):
-            return _synth(name, {**{k: v for k, v in s.items() if k != key}, **_resolve(s[key][0], root)}, rng, o, root)
-    if s.get("allOf"): return _synth(name, _merge_all(s, root), rng, o, root)
+            return again(name, {**{k: v for k, v in s.items() if k != key}, **_resolve(s[key][0], root)})
+    if s.get("allOf"): return again(name, _merge_all(s, root))
     # a calculator's input: arithmetic the sandbox can evaluate
     if name == "expression": return "(17 + 4) * 3"
     t = s.get("type", "string")
@@ -486,18 +544,38 @@ def _synth(name, s, rng, o, root=None):
     if t == "null": return None
     if t == "array":
         items = s.get("items") if isinstance(s.get("items"), dict) else {"type": "string"}
-        return [_synth(name, items, rng, o, root) for _ in range(max(1, int(s.get("minItems", 1))))]
-    if t == "object":
-        props = s.get("properties", {})
-        return {k: _synth(k, v, rng, o, root) for k, v in props.items() if k in s.get("required", props)}
+        return [again(name, items) for _ in range(int(s.get("minItems", 0 if lean else 1)) or (0 if lean else 1))]
+    if t == "object": return _synth_object(name, s, again, lean)
     if t == "boolean": return False
     if t in ("integer", "number"):
         return _bounded(_value(name, {**s, "type": t}, rng, o, {"first": "Mei", "last": "Chen"}), s, t)
-    if s.get("format") in _FORMATS: return _FORMATS[s["format"]]
+    if s.get("format") in _FORMATS:       # the drawn value of its format, else the shortest example if that fits
+        v = _formatted(s["format"], int(rng.integers(10 ** o.id_digits)), name, o)
+        fits = lambda x: s.get("minLength", 0) <= len(x) <= s.get("maxLength", len(x))
+        return v if fits(v) or not fits(_FORMATS[s["format"]]) else _FORMATS[s["format"]]
     v = _value(name, s, rng, o, {"first": "Mei", "last": "Chen"})
     v = v if isinstance(v, str) else str(v)
     if len(v) < s.get("minLength", 0): v = (v + " " + "x" * s["minLength"])[: max(s["minLength"], len(v))]
     return v[: s["maxLength"]] if "maxLength" in s else v
+
+
+# %% ../nbs/04_world.ipynb #36f2961d
+def _synth_object(name, s: dict, make, lean: bool) -> dict:
+    """An object for schema `s`: its required properties (all of them where it names none required, unless `lean`),
+    then optional ones and then extra keys of its `additionalProperties` until it has `minProperties`; `make(name, s)`
+    makes each value."""
+    props, need = s.get("properties", {}), s.get("minProperties", 0)
+    req = s.get("required", [] if lean else props)
+    out = {k: make(k, v) for k, v in props.items() if k in req}
+    out.update({k: make(k, {}) for k in req if k not in props})        # required, with no schema of its own
+    for k, v in props.items():
+        if len(out) >= need: break
+        out.setdefault(k, make(k, v))
+    extra, i = s.get("additionalProperties", {}), 1
+    while len(out) < need and extra is not False:
+        out.setdefault(f"{name}_{i}", make(f"{name}_{i}", extra if isinstance(extra, dict) else {})); i += 1
+    return out
+
 
 # %% ../nbs/04_world.ipynb #6b74e280
 class Sandbox:
