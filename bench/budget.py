@@ -12,7 +12,7 @@ which answer as a scripted agent, person and judge would and count tokens the wa
   * batch grading at half the price (OpenAI's Batch API).
 "rows' cost" is whilelab's own accounting on the rows (`usage_by_role`): what the rows cost to make, which a re-run
 from the request cache repeats byte for byte; "paid this run" is what the test servers billed for the calls they
-answered in this run, at the same prices (`whilelab.models.PRICES`).
+answered in this run, at the same prices (`whilelab.backends.PRICES`).
 
     python bench/budget.py [--markdown]
 """
@@ -24,8 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from wire import Strict, Batches, message, chat  # noqa: E402
 from whilelab.core import shared_data, canonical_json  # noqa: E402
 from whilelab.defaults import SimOptions, BatchOptions  # noqa: E402
-from whilelab.models import (
-    ClaudeAgent,
+from whilelab.roles import ClaudeAgent
     ClaudeUser,
     ClaudeBackend,
     OpenAIBackend,

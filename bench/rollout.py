@@ -24,7 +24,7 @@ from whilelab.axes import agent_axes
 from whilelab.cover import covering_array, plan_cells
 from whilelab.defaults import RolloutOptions
 from whilelab.rollout import situation_from_cell, rollouts, assistant_msg
-from whilelab.models import ScriptedAgent, TemplateUser
+from whilelab.standins import ScriptedAgent, TemplateUser
 from whilelab.simulate import simulate
 from whilelab.defaults import SimOptions, SearchOptions
 from whilelab.scale import ProcessExecutor

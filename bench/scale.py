@@ -22,7 +22,7 @@ from whilelab.core import shopfront
 from whilelab.axes import agent_axes
 from whilelab.cover import covering_array, plan_cells
 from whilelab.rollout import situation_from_cell, rollouts
-from whilelab.models import ScriptedAgent, TemplateUser
+from whilelab.standins import ScriptedAgent, TemplateUser
 n_sit, mode = int(sys.argv[1]), sys.argv[2]
 spec = shopfront()
 cells = plan_cells(covering_array(agent_axes(spec), seed=0))

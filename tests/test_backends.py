@@ -13,21 +13,9 @@ from wire import Strict, serve, message, chat, httpx
 from whilelab.core import shopfront, canonical_json
 from whilelab.defaults import RolloutOptions, SimOptions
 from whilelab.rollout import situation_from_cell, rollouts, user_msg
-from whilelab.models import (
-    ClaudeAgent,
-    ClaudeBackend,
-    ClaudeUser,
-    ClaudeWriter,
-    OpenAIAgent,
-    OpenAIBackend,
-    ReferenceScorer,
-    BackendError,
-    NotAligned,
-    TemplateUser,
-    claude_judge,
-    kl_estimate,
-    STOP,
-)
+from whilelab.roles import ClaudeAgent, ClaudeUser, ClaudeWriter, OpenAIAgent, ReferenceScorer, NotAligned, claude_judge, kl_estimate, STOP
+from whilelab.backends import ClaudeBackend, OpenAIBackend, BackendError
+from whilelab.standins import TemplateUser
 from whilelab.grade import judge_all, grade
 from whilelab.cut import cut_sft
 
@@ -707,7 +695,7 @@ def test_a_spend_limit_holds_across_the_batches_of_a_search():
 def test_a_rerun_is_served_from_the_request_cache_with_the_same_rows(tmp_path):
     """The first run calls the API; the same run again makes no call and gives the same rows; another sample is another
     call; a second process (a fresh backend on the same file) reads what the first stored."""
-    from whilelab.models import RequestCache
+    from whilelab.backends import RequestCache
     from whilelab.rollout import strip_timings
     sits = [situation_from_cell(CELL, SPEC, seed=0, variant=str(i)) for i in range(3)]
     srv = Strict(looks_up())
@@ -791,7 +779,7 @@ def test_the_request_cache_keys_on_the_endpoint_the_environment_chooses(provider
 def test_after_an_empty_agent_reply_the_persons_request_is_no_prefill():
     """The agent's first reply is empty: the person's next request used to end with its own previous message as the
     final assistant turn, which the Messages API continues as a prefill (issue 35). The strict server refuses that."""
-    from whilelab.models import SILENT
+    from whilelab.roles import SILENT
     turns = iter([message([], stop="end_turn"), message([{"type": "text", "text": "It has shipped."}])])
     agent_side = Strict(lambda body: next(turns))
     def person(body):

@@ -8,15 +8,9 @@ from wire import Strict, Batches, message, chat
 from whilelab.core import shopfront
 from whilelab.defaults import BatchOptions, RolloutOptions
 from whilelab.rollout import situation_from_cell, rollouts
-from whilelab.models import (
-    request_key,
-    ClaudeBackend,
-    OpenAIBackend,
-    ScriptedAgent,
-    TemplateUser,
-    claude_judge,
-    openai_judge,
-)
+from whilelab.backends import request_key, ClaudeBackend, OpenAIBackend
+from whilelab.standins import ScriptedAgent, TemplateUser
+from whilelab.roles import claude_judge, openai_judge
 from whilelab.grade import judge_all, grade
 
 KEY = "sk-ant-api03-TESTKEYthatmustneverleak0123456789"

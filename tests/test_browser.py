@@ -12,7 +12,7 @@ from whilelab.core import shopfront
 from whilelab.axes import agent_axes
 from whilelab.cover import covering_array
 from whilelab.defaults import SimOptions
-from whilelab.models import ScriptedAgent, TemplateUser
+from whilelab.standins import ScriptedAgent, TemplateUser
 from whilelab.search import Search
 from whilelab.widgets import SearchPanel
 spec = shopfront(); axes = agent_axes(spec)
@@ -32,7 +32,7 @@ from whilelab.core import shopfront
 from whilelab.axes import agent_axes
 from whilelab.cover import covering_array
 from whilelab.defaults import SimOptions, SearchOptions
-from whilelab.models import ScriptedAgent, TemplateUser
+from whilelab.standins import ScriptedAgent, TemplateUser
 from whilelab.search import Search
 from whilelab.simulate import simulate
 from whilelab.grade import gold_from_flaws

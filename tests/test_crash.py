@@ -13,7 +13,7 @@ from whilelab.axes import agent_axes
 from whilelab.cover import covering_array, plan_cells
 from whilelab.defaults import RolloutOptions
 from whilelab.rollout import situation_from_cell, rollouts
-from whilelab.models import ScriptedAgent, TemplateUser
+from whilelab.standins import ScriptedAgent, TemplateUser
 spec = shopfront()
 sits = [situation_from_cell(c, spec, seed=7) for c in plan_cells(covering_array(agent_axes(spec), seed=0))]
 rollouts(sits, spec, ScriptedAgent(), TemplateUser(), 4, 24, seed=7, store=Path(sys.argv[1]), keep=False, progress=False,

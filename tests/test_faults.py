@@ -11,7 +11,9 @@ from whilelab.axes import agent_axes
 from whilelab.cover import covering_array, plan_cells
 from whilelab.defaults import RolloutOptions
 from whilelab.rollout import situation_from_cell, rollouts
-from whilelab.models import ClaudeAgent, ClaudeBackend, TemplateUser
+from whilelab.roles import ClaudeAgent
+from whilelab.backends import ClaudeBackend
+from whilelab.standins import TemplateUser
 
 KEY = "sk-ant-api03-FAULTSUITEKEYneverinarow0123456789"
 OPTS = RolloutOptions(backoff_base_s=0.02, backoff_cap_s=0.08, max_retries=4, concurrency=32)

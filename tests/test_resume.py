@@ -10,7 +10,7 @@ from whilelab.rollout import read_rows, strip_timings
 SCRIPT = """
 import asyncio, os, sys
 from whilelab.simulate import simulate
-from whilelab.models import ScriptedAgent
+from whilelab.standins import ScriptedAgent
 from whilelab.defaults import SimOptions, RolloutOptions, SearchOptions
 out, mode, gate, gate_at = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 

@@ -9,7 +9,7 @@ from whilelab.axes import agent_axes
 from whilelab.cover import covering_array, plan_cells
 from whilelab.defaults import RolloutOptions, SimOptions
 from whilelab.rollout import situation_from_cell, rollouts, strip_timings, read_rows
-from whilelab.models import ScriptedAgent, TemplateUser
+from whilelab.standins import ScriptedAgent, TemplateUser
 from whilelab.simulate import simulate
 
 SPEC = shopfront()
@@ -32,7 +32,7 @@ from whilelab.core import shopfront
 from whilelab.axes import agent_axes
 from whilelab.cover import covering_array, plan_cells
 from whilelab.rollout import situation_from_cell, rollouts
-from whilelab.models import ScriptedAgent, TemplateUser
+from whilelab.standins import ScriptedAgent, TemplateUser
 spec = shopfront()
 sits = [situation_from_cell(c, spec, seed=3) for c in plan_cells(covering_array(agent_axes(spec), seed=0))]
 rollouts(sits, spec, ScriptedAgent(), TemplateUser(), 2, 3, seed=3, store=Path(sys.argv[1]), keep=False, progress=False)
@@ -121,7 +121,8 @@ def echoing_api(request):
 
 def test_a_ray_run_with_a_key_leaves_it_in_no_row_task_or_ray_log(ray_local, tmp_path):
     from ray import cloudpickle
-    from whilelab.models import ClaudeAgent, ClaudeBackend
+    from whilelab.roles import ClaudeAgent
+    from whilelab.backends import ClaudeBackend
     from whilelab.scale import RayExecutor
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     fast = RolloutOptions(backoff_base_s=0.001, backoff_cap_s=0.002, max_retries=1)

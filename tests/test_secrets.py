@@ -8,7 +8,8 @@ httpx = importlib.import_module("httpx2") if importlib.util.find_spec("httpx2") 
 from whilelab.core import canonical_json, redact
 from whilelab.defaults import SimOptions, RolloutOptions, GradeOptions
 from whilelab.simulate import simulate
-from whilelab.models import ClaudeAgent, ClaudeBackend, ClaudeUser, claude_judge, BackendError
+from whilelab.roles import ClaudeAgent, ClaudeUser, claude_judge
+from whilelab.backends import ClaudeBackend, BackendError
 from whilelab.grade import grade
 from whilelab.cut import cut_sft, cut_dpo, cut_grpo, cut_rm, cut_kto, export
 

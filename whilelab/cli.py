@@ -12,7 +12,7 @@ from .defaults import SimOptions, WorldOptions, field_defaults
 
 from .simulate import simulate
 from .rollout import StoreBusy
-from .models import BackendError
+from .backends import BackendError
 
 # %% auto #0
 __all__ = ['ROLES', 'STATE_NAMES', 'demo', 'options_of', 'options_from', 'options_toml', 'print_options', 'parse_backend',
@@ -165,16 +165,16 @@ def backend(spec: str,            # offline, claude:MODEL, openai:MODEL or opena
             axes=None,            # the axes a writer drafts openings for
             seed: int = 0):       # run seed (a writer's fallback drafts from it)
     "The `role` (agent, user, writer or judge) that `spec` names; None for offline (the stand-ins)."
-    from whilelab import models
+    from whilelab import roles
     provider, base, model = parse_backend(spec)
     if provider == "offline": return None
     kw = {"base_url": base} if provider == "openai" else {}
     claude = provider == "claude"
-    if role == "judge": return (models.claude_judge if claude else models.openai_judge)(policy, model, **kw)
+    if role == "judge": return (roles.claude_judge if claude else roles.openai_judge)(policy, model, **kw)
     if role == "writer":
-        return (models.ClaudeWriter if claude else models.OpenAIWriter)(axes, model=model, seed=seed, **kw)
-    make = {("agent", "claude"): models.ClaudeAgent, ("agent", "openai"): models.OpenAIAgent,
-            ("user", "claude"): models.ClaudeUser, ("user", "openai"): models.OpenAIUser}[(role, provider)]
+        return (roles.ClaudeWriter if claude else roles.OpenAIWriter)(axes, model=model, seed=seed, **kw)
+    make = {("agent", "claude"): roles.ClaudeAgent, ("agent", "openai"): roles.OpenAIAgent,
+            ("user", "claude"): roles.ClaudeUser, ("user", "openai"): roles.OpenAIUser}[(role, provider)]
     return make(model, **kw)
 
 # %% ../nbs/15_cli.ipynb #eb9461f5

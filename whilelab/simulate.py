@@ -16,7 +16,7 @@ from .axes import Axes, default_axes
 from .cover import covering_array, coverage, plot_coverage, plan_cells, missing_pairs
 from .rollout import (situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key,
                               hold_lock, add_usage)
-from .models import ScriptedAgent, TemplateUser
+from .standins import ScriptedAgent, TemplateUser
 
 # %% auto #0
 __all__ = ['NOT_IN_ROWS', 'Simulation', 'world_answers', 'reward_tensor', 'grade_summary', 'usage_by_role', 'row_options',
