@@ -8,7 +8,7 @@ import functools, json, re
 from fastcore.basics import patch
 from .core import rng_for, content_words, BOILERPLATE, Tool
 from .defaults import RolloutOptions
-from .world import _field
+from .world import _field, _formatted, _ids_of_format, _resolve
 from .rollout import assistant_msg, user_msg, Ctx
 
 # %% auto #0
@@ -125,8 +125,9 @@ def ids_in(text: str,    # what the person said
            entity: str,  # whose ids: 'order', 'user', ...
            schema        # the tools' schema (id shapes)
           ) -> list:
-    """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, or whole
-    numbers."""
+    """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, whole
+    numbers, or values of the format the schemas give them (a uuid)."""
+    if entity in schema.id_formats: return _ids_of_format(text, schema.id_formats[entity])
     shapes = tuple(schema.id_shapes(entity))   # the shape drawn ids take, and the world's own ids' shapes
     if entity in schema.int_ids: return [int(x) for x in _ids_pattern(shapes, True).findall(text)]
     return _ids_pattern(shapes, False).findall(text)
@@ -265,10 +266,11 @@ def _verify(self: ScriptedAgent, text: str, emails: list, hist, ncall: int, targ
 # %% ../nbs/12a_standins.ipynb #ea01cab1
 @patch
 def _arguments(self: ScriptedAgent, t: Tool, text: str, emails: list, verified, ctx, flaw) -> tuple:
-    "(a question for the first argument not yet given, or None; the arguments of `t` from what the person said)."
+    """(a question for the first argument not yet given, or None; the arguments of `t` from what the person said), each
+    read in its schema with `$ref`s followed (a tree's node is an object)."""
     args = {}
     for p in t.required:
-        reply, args[p] = self._argument(p, t.params[p], text, emails, verified, ctx, flaw)
+        reply, args[p] = self._argument(p, _resolve(t.params[p], t.input_schema), text, emails, verified, ctx, flaw)
         if reply is not None: return reply, args
     return None, args
 
@@ -301,7 +303,9 @@ def _id_argument(self: ScriptedAgent, p: str, s: dict, ent: str, text: str, veri
         ids = [i for i in said if i != verified] or said   # the person's own id, unless tables number alike (visit 1)
         val = ids[-1] if ids else None
     if flaw == "invents_id":
-        val = f"#W{int(rng_for(ctx.seed, 'invent', *ctx.key).integers(1000, 9999))}"; ctx.cache["flaw_used"] = True
+        k = int(rng_for(ctx.seed, 'invent', *ctx.key).integers(1000, 9999))   # in the ids' format, if they have one
+        fmt = ctx.schema.id_formats.get(ent)
+        val = _formatted(fmt, k, "invented", ctx.schema.o) if fmt else f"#W{k}"; ctx.cache["flaw_used"] = True
     if flaw == "echoes_schema": val = p; ctx.cache["flaw_used"] = True
     if val is None: return assistant_msg(f"Could you tell me the {ent.replace('_', ' ')} id?"), None
     if (s.get("items", {}) if s.get("type") == "array" else s).get("type") == "integer" and str(val).isdigit():
@@ -384,7 +388,9 @@ def _facts(self: TemplateUser, ctx):
     ent = schema.entity_at_stake(sit.goal["tool"])
     rid = sit.know.get(schema.id_name(ent)) if ent else None
     s = str(rid) if rid is not None else ""
-    wrong = s[:-1] + str((int(s[-1]) + 1) % 10) if s and s[-1].isdigit() else rid
+    hexd = "0123456789abcdef"     # a uuid's last character may be a letter: the next hex digit is as plausible
+    wrong = s[:-1] + str((int(s[-1]) + 1) % 10) if s and s[-1].isdigit() else \
+        s[:-1] + hexd[(hexd.index(s[-1]) + 1) % 16] if s and ent in schema.id_formats and s[-1] in hexd else rid
     return ent, rid, (int(wrong) if isinstance(rid, int) else wrong)
 
 # %% ../nbs/12a_standins.ipynb #8feef7ef
