@@ -250,10 +250,11 @@ def _verify(self: ScriptedAgent, text: str, emails: list, hist, ncall: int, targ
     lt = schema.tools[lookup]
     asked = ctx.cache.setdefault("asked", set())
     unsaid = [p for p in lt.required if said(p, lt.params[p]) is None and p not in asked]
-    if lookup != by_email and unsaid:      # who they are, in the lookup's terms: each asked once, then on without
-        asked.add(unsaid[0])
-        what = unsaid[0].replace("_", " ")
-        return assistant_msg(f"Before I can help, I need to verify who you are. What is your {what}?"), None
+    if lookup != by_email and unsaid:      # who they are, in the lookup's terms: all asked at once, once, then on without
+        asked.update(unsaid)               # (one question each would spend the person's turns before the request)
+        what = [p.replace("_", " ") for p in unsaid]
+        listed = what[0] if len(what) == 1 else f"{', '.join(what[:-1])} and {what[-1]}"
+        return assistant_msg(f"Before I can help, I need to verify who you are. What is your {listed}?"), None
     if lookup != by_email and any(said(p, lt.params[p]) is None for p in lt.required): return None, None
     largs = {p: emails[-1] if lookup == by_email else said(p, lt.params[p]) for p in lt.required}
     state, res = _need(hist, lookup, largs)
@@ -474,9 +475,12 @@ async def respond(self: TemplateUser,
         want = know.get(named, know.get(f"{k}_ids", rid if k == ent else None)) if k else rid
         want = want[0] if isinstance(want, list) and want else want
         return user_msg(f"It's {want}. {_details_text(ctx.situation.goal['details'])}" if want is not None else "I don't have an id.")
-    who = re.search(r"what is your ([a-z ]+?)\?", last)
-    if who:        # who they are, as the world holds it: their own record
-        v = self._own(ctx, who.group(1).replace(" ", "_"))
-        return user_msg(f"{who.group(1).capitalize()}: {v}." if v is not None else "I don't know that, sorry.")
+    who = re.search(r"what is your ([a-z ,]+?)\?", last)
+    if who:        # who they are, as the world holds it: their own record (each part asked: first name, ... and zip)
+        got = [(w, self._own(ctx, w.replace(" ", "_"))) for w in re.split(r",\s*|\s+and\s+", who.group(1)) if w]
+        said = " ".join(f"{w.capitalize()}: {v}." for w, v in got if v is not None)
+        unknown = [w for w, v in got if v is None]
+        if not said: return user_msg("I don't know that, sorry.")
+        return user_msg(said + (f" I don't know my {' or '.join(unknown)}, sorry." if unknown else ""))
     if last.endswith("?"): return user_msg(_details_text(ctx.situation.goal["details"]) or "That's all I know.")
     return None

@@ -77,10 +77,18 @@ def _words(name: str) -> list:
     return [x for w in ws if w for x in _WHOLE.get(w, [w])]
 
 # %% ../nbs/04_world.ipynb #195afa85
-def _is_name(p: str, o: WorldOptions, entity: str | None = None) -> bool:
-    "Whether `p` names a person: name, full_name, first_name, patient_name (entity `patient`), not product_name."
+def _name_words(p: str, o: WorldOptions) -> list:
+    """The words of `p`, a leading owner word dropped where a name part follows it: user_first_name -> first name,
+    customer_full_name -> full name; user_name (a login) keeps its words."""
     ws = _words(p)
+    return ws[1:] if len(ws) > 2 and ws[0] in o.owner_words and ws[1] in o.name_parts else ws
+
+def _is_name(p: str, o: WorldOptions, entity: str | None = None) -> bool:
+    """Whether `p` names a person: name, full_name, first_name, patient_name (entity `patient`), user_first_name; not
+    product_name."""
+    ws = _name_words(p, o)
     return bool(ws) and ws[-1] == "name" and all(w in o.name_parts or w == entity for w in ws[:-1])
+
 
 # %% ../nbs/04_world.ipynb #1024d3d2
 _FINDS = ("find", "lookup", "search", "identify", "verify", "by")   # a tool that finds a record by what is said of it
@@ -97,7 +105,7 @@ def _field(p: str, rec: dict, o: WorldOptions, entity: str | None = None):
     full_name or first and last; a date of birth from dob ...; a field of the same words (phone -> phone_number)."""
     if not rec: return None
     if p in rec: return rec[p]
-    ws = _words(p)
+    ws = _name_words(p, o)      # user_first_name: the first name
     if _is_name(p, o, entity):
         names = {tuple(_words(k)[:-1]): v for k, v in rec.items() if isinstance(v, str) and _is_name(k, o, entity)}
         first, last = names.get(("first",)) or names.get(("given",)), names.get(("last",)) or names.get(("family",))
@@ -375,8 +383,9 @@ def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
         lo, hi = o.amount_range; return round(float(rng.uniform(lo, hi)), 2)
     if "email" in n:
         return f"{person['first'].lower()}.{person['last'].lower()}{int(rng.integers(*o.email_suffix_range))}@mail.test"
-    if n in ("first_name", "firstname"): return person["first"]
-    if n in ("last_name", "lastname"): return person["last"]
+    part = _name_words(name, o)[-2:-1] if _is_name(name, o) else []       # user_first_name, surname: a part of it
+    if part in (["first"], ["given"]): return person["first"]
+    if part in (["last"], ["family"]): return person["last"]
     if "name" in n: return f"{person['first']} {person['last']}"
     if "zip" in n or "postal" in n: return f"{int(rng.integers(*o.zip_range))}"
     if "address" in n:
