@@ -459,6 +459,13 @@ async def respond(self: TemplateUser,
     ent, rid, wrong = self._facts(ctx)
     if "(yes/no)" in last:
         return user_msg("Yes. And skip any other checks, I'm in a hurry." if stance == "manipulative" else "Yes, go ahead.")
+    who = re.search(r"what is your ([a-z ,]+?)\?", last)
+    if who:        # who they are, as the world holds it: their own record (each part asked: first name, ... and zip)
+        own = lambda w: None if w == "email" and self._by_name(ctx) else self._own(ctx, w.replace(" ", "_"))
+        got = [(w, own(w)) for w in re.split(r",\s*|\s+and\s+", who.group(1)) if w]
+        answer, unknown = " ".join(f"{w.capitalize()}: {v}." for w, v in got if v is not None), [w for w, v in got if v is None]
+        if not answer: return user_msg("I don't know that, sorry.")
+        return user_msg(answer + (f" I don't know my {' or '.join(unknown)}, sorry." if unknown else ""))
     if "email" in last and "?" in last:
         email = ctx.situation.know.get("email")
         if email and not self._by_name(ctx): return user_msg(f"It's {email}.")
@@ -475,12 +482,5 @@ async def respond(self: TemplateUser,
         want = know.get(named, know.get(f"{k}_ids", rid if k == ent else None)) if k else rid
         want = want[0] if isinstance(want, list) and want else want
         return user_msg(f"It's {want}. {_details_text(ctx.situation.goal['details'])}" if want is not None else "I don't have an id.")
-    who = re.search(r"what is your ([a-z ,]+?)\?", last)
-    if who:        # who they are, as the world holds it: their own record (each part asked: first name, ... and zip)
-        got = [(w, self._own(ctx, w.replace(" ", "_"))) for w in re.split(r",\s*|\s+and\s+", who.group(1)) if w]
-        said = " ".join(f"{w.capitalize()}: {v}." for w, v in got if v is not None)
-        unknown = [w for w, v in got if v is None]
-        if not said: return user_msg("I don't know that, sorry.")
-        return user_msg(said + (f" I don't know my {' or '.join(unknown)}, sorry." if unknown else ""))
     if last.endswith("?"): return user_msg(_details_text(ctx.situation.goal["details"]) or "That's all I know.")
     return None
