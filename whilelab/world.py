@@ -586,6 +586,24 @@ def _synth_object(name, s: dict, make, lean: bool) -> dict:
     return out
 
 
+# %% ../nbs/04_world.ipynb #ee184f5a
+_LAST_SCHEMA: list = []    # [(tools, options, schema)]: the last tool set read, shared by the sandboxes of a run
+
+def _schema_of(ts: list,          # the tools
+               o: WorldOptions,   # the world's options
+               records=None       # a world's own tables, if it has any
+              ) -> Schema:
+    """`Schema(ts, o, records)`, read once per run: sandboxes of the very same tools and options (and no tables of a
+    world's own) share the last one read, and its caches, instead of reading every schema again per situation."""
+    if records: return Schema(ts, o, records)
+    held = _LAST_SCHEMA[0] if _LAST_SCHEMA else None
+    if held and (held[1] is o or held[1] == o) and len(held[0]) == len(ts) and all(a is b for a, b in zip(held[0], ts)):
+        return held[2]
+    sch = Schema(ts, o)
+    _LAST_SCHEMA[:] = [(list(ts), o, sch)]
+    return sch
+
+
 # %% ../nbs/04_world.ipynb #6b74e280
 class Sandbox:
     "A world shaped by `tools`' schemas, drawn from `seed`, with planned `faults`."
@@ -600,7 +618,7 @@ class Sandbox:
             if t is None:
                 raise ValueError(f"effects names unknown tool {name!r}. Fix: use one of {[t.name for t in ts]}")
             t = copy.copy(t); t.effect = eff; ts = [t if x.name == name else x for x in ts]
-        self.schema, self.seed = Schema(ts, o, records), seed
+        self.schema, self.seed = _schema_of(ts, o, records), seed
         self.records = self._build()
         for e, table in (records or {}).items():
             if e in self.records: self.records[e] = {i: dict(r) for i, r in table.items()}   # as the world keeps them
@@ -629,10 +647,11 @@ def _build(self: Sandbox) -> dict:
             person = people[i]
             rec = {sch.id_name(e): rid}
             for f, s in sorted(sch.entities[e].items()):
-                rec[f] = _value(f, s, rng_for(self.seed, "field", e, i, f), o, person)
+                # made on its first draw: a list, an object or a flag draws nothing, and costs nothing
+                rec[f] = _value(f, s, LazyRng(self.seed, "field", e, i, f), o, person)
             if e == sch.owner:
                 rec.setdefault("name", f"{person['first']} {person['last']}")
-                rec.setdefault("email", _value("email", {}, rng_for(self.seed, "field", e, i, "email"), o, person))
+                rec.setdefault("email", _value("email", {}, LazyRng(self.seed, "field", e, i, "email"), o, person))
             else:
                 sts = sch.statuses.get(e) or ("",)     # its own statuses (none: an empty one, so draws stay aligned)
                 rec[sch.status_field(e)] = sts[int(r.integers(len(sts)))]
