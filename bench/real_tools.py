@@ -18,7 +18,9 @@ Columns: set, style, tools, rules, build (ok or the error), seconds (simulate to
 (unhandled exceptions and error rows), wrongly refused (calls the schema accepts, as `jsonschema` judges the schema
 as written, that the world answered invalid or refused; from unflawed rows and from the world's own proposals),
 delivered / deliverable pairs (pairs the plan proved impossible are not owed) and as a share, rows played, seconds per
-deliverable pair (a set's time should grow no faster than its pairs), and the undelivered pairs' reasons.
+deliverable pair (a set's time should grow no faster than its pairs), the rows played by the batch that first delivered
+every pair (`full_at`: the search goes on exploring behaviour until no batch shows a new one), and the undelivered
+pairs' reasons.
 
     python bench/real_tools.py [--quick] [--only NAME]
 """
@@ -258,7 +260,8 @@ def measure(name, style, tools, policy, quick=False):
     from whilelab.simulate import simulate
     from whilelab.defaults import SimOptions
     row = {"set": name, "style": style, "tools": "-", "rules": "-", "build": "ok", "seconds": "-", "crashes": 0, "wrongly_refused": 0,
-           "pairs": "-", "delivered": "-", "s_per_pair": "-", "rows": "-", "undelivered": ""}
+           "pairs": "-", "delivered": "-", "s_per_pair": "-", "rows": "-", "full_at": "-",
+           "undelivered": ""}
     stage = "build"
     try:
         with warnings.catch_warnings():
@@ -292,6 +295,9 @@ def measure(name, style, tools, policy, quick=False):
     row["delivered"] = f"{100 * cov['pairs_covered'] / max(1, cov['pairs_planned']):.1f}%"
     row["s_per_pair"] = round(row["seconds"] / max(1, cov["pairs_planned"]), 4)
     row["rows"] = len(sim.rows)
+    h = sim.history         # the rows played when every deliverable pair was first delivered; the rest explored behaviour
+    full = h.total_rollouts.where(h.coverage >= 1.0, drop=True).values if h is not None else []
+    row["full_at"] = int(full[0]) if len(full) else "-"
     why = collections.Counter(x for p in sim.undelivered_pairs() for x in p["reasons"])
     row["undelivered"] = "; ".join(f"{n}x {w}" for w, n in why.most_common(2))
     return row
@@ -307,7 +313,7 @@ def main():
     print(f"{len(corpus)} tool sets in {len({c[1] for c in corpus})} styles; sources:")
     for k, v in SOURCES.items(): print(f"  {k}: {v}")
     cols = ("set", "style", "tools", "rules", "build", "seconds", "crashes", "wrongly_refused", "pairs", "delivered", "rows",
-            "s_per_pair", "undelivered")
+            "full_at", "s_per_pair", "undelivered")
     rows = []
     print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for c in corpus:

@@ -41,6 +41,14 @@ def test_a_format_is_synthesised_and_accepted_back(fmt):
         assert args["record_id"] in box.records["record"]
         res = box.call(t.name, args)                                        # ... accepted back
         assert res["status"] == "ok", (fmt, args, res)
+    # the stand-ins through a whole run: the person says ids of that format, the agent reads them, the world takes them
+    sim = simulate(None, ts, "Verify the user first. Confirm before changing a record.", SimOptions(n_phrasings=1, k_samples=1, search=None),
+                   progress=False)
+    sent = [c["function"]["arguments"] for r in sim.rows if not r.get("flaw") for m in r["messages"]
+            for c in m.get("tool_calls") or []]
+    assert sent and all(CHECK.conforms(v, fmt) for a in sent for k, v in a.items() if k in ("record_id", "value"))
+    assert not [c for r in sim.rows if not r.get("flaw") for c in r["calls"] if c["status"] == "invalid"]
+    assert sim.coverage.attrs["pairs_covered"] == sim.coverage.attrs["pairs_planned"], sim.undelivered_pairs()[:3]
 
 def test_uuid_ids_reach_every_deliverable_pair_with_the_stand_ins():
     "A plausible uuid user id is never refused: the world draws uuids and the stand-in agent reads them from the person."
