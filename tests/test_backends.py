@@ -361,8 +361,10 @@ def test_simulate_uses_the_judge_and_reports_every_roles_usage_and_cost():
         r["judge"]["judge"].startswith("claude:") for r in sim.rows
     )
     assert (
-        set(s["usage"]) == {"agent", "user", "judge"} and s["usage"]["agent"]["cost_usd"] is None
+        set(s["usage"]) == {"agent", "user", "judge", "all_roles"} and s["usage"]["agent"]["cost_usd"] is None
     )  # unpriced: unknown
+    assert s["usage"]["all_roles"]["cost_usd"] is None and s["usage"]["all_roles"]["calls"] == sum(
+        s["usage"][r]["calls"] for r in ("agent", "user", "judge"))     # one unknown price makes the total unknown
     assert s["usage"]["user"]["calls"] == len(person.calls) and s["usage"]["user"]["cost_usd"] > 0
     assert s["usage"]["judge"] == {
         "calls": len(judge.calls),
@@ -389,6 +391,23 @@ def test_one_agent_reused_across_runs_closes_its_clients_on_their_own_loop(capfd
         r.getMessage() + str(r.exc_info) for r in caplog.records
     )  # asyncio logs there
     assert all(r["error"] is None for r in rows) and srv.refused == []
+    assert "Event loop is closed" not in err and "never retrieved" not in err, err[-2000:]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_backend_used_from_your_own_asyncio_run_closes_its_client_on_that_loop(capfd, caplog, provider):
+    """A user's own `asyncio.run(backend.answer(...))`, ten times over (not whilelab's run_sync): each loop's client is
+    closed before that loop ends, so none is collected later on another loop ('Task exception was never retrieved ...
+    Event loop is closed', seen on 4 of 10 such calls before)."""
+    reply = (lambda body: chat("PASS")) if provider == "openai" else (lambda body: message([{"type": "text", "text": "PASS"}]))
+    srv = Strict(reply)
+    with serve(srv) as url:
+        b = (OpenAIBackend("m", base_url=url + "/v1", api_key="sk-x", cache=False, opts=FAST) if provider == "openai"
+             else ClaudeBackend(api_key=KEY, base_url=url, cache=False, opts=FAST))
+        said = [asyncio.run(b.answer("Grade.", "POLICY: x"))["text"] for _ in range(10)]
+        gc.collect()
+    err = capfd.readouterr().err + "\n".join(r.getMessage() + str(r.exc_info) for r in caplog.records)
+    assert said == ["PASS"] * 10 and srv.refused == []
     assert "Event loop is closed" not in err and "never retrieved" not in err, err[-2000:]
 
 
@@ -501,16 +520,18 @@ def policy_server(body):
     return chat(text, None, [policy_lp(t) for t in tokenize(text)], tokenize(text))
 
 
-def reference_server(split=tokenize, offsets=True):
-    "Completions with echo: a BOS token that takes no text, the prompt's tokens, one generated token."
+def reference_server(split=tokenize, offsets=True, bos="<s>", bos_in_offsets=False, echoed=lambda p: p):
+    """Completions with echo: a BOS token the prompt does not hold, the prompt's tokens, one generated token. Llama-style
+    servers (vLLM with `<|begin_of_text|>`) count the BOS token's text in the offsets: `bos_in_offsets`."""
 
     def reply(body):
         assert body["echo"] is True
-        prompt = body["prompt"]
+        prompt = echoed(body["prompt"])
         toks = split(prompt)
-        offs = [0] + [int(x) for x in np.cumsum([len(t) for t in toks])]
+        start = len(bos) if bos_in_offsets else 0
+        offs = [start + int(x) for x in np.cumsum([0] + [len(t) for t in toks])]
         lp = {
-            "tokens": ["<s>"] + toks + ["<g>"],
+            "tokens": [bos] + toks + ["<g>"],
             "token_logprobs": [None] + [policy_lp(t) - PLANTED_KL for t in toks] + [-1.0],
             "top_logprobs": None,
             "text_offset": [0] + offs if offsets else None,
@@ -521,6 +542,7 @@ def reference_server(split=tokenize, offsets=True):
             "created": 0,
             "model": "ref",
             "choices": [{"index": 0, "text": prompt + "<g>", "finish_reason": "length", "logprobs": lp}],
+            "usage": {"prompt_tokens": len(toks) + 1, "completion_tokens": 1, "total_tokens": len(toks) + 2},
         }
 
     return reply
@@ -554,8 +576,25 @@ def test_reference_kl_is_exact_on_the_policys_own_tokens():
         asyncio.run(
             scorer(reference_server(split=lambda p: [p[i : i + 4] for i in range(0, len(p), 4)])).score_row(row)
         )
-    with pytest.raises(NotAligned, match="do not spell the prompt"):  # a BOS echo and no offsets to place it
-        asyncio.run(scorer(reference_server(offsets=False)).score_row(row))
+    with pytest.raises(NotAligned, match="do not spell the prompt"):  # an echo of other text and no offsets to place it
+        asyncio.run(scorer(reference_server(offsets=False, echoed=lambda p: "x" + p)).score_row(row))
+    with pytest.raises(NotAligned, match="not a tokenizer difference"):  # offsets that place nothing: not the tokenizer
+        asyncio.run(scorer(reference_server(echoed=lambda p: "x" + p)).score_row(row))
+
+
+@pytest.mark.parametrize("bos,in_offsets,offsets", [("<|begin_of_text|>", True, True), ("<|begin_of_text|>", False, True),
+                                                    ("<s>", False, False), ("<|begin_of_text|>", True, False)])
+def test_reference_kl_is_exact_behind_a_bos_token(bos, in_offsets, offsets):
+    """A Llama-style reference behind vLLM echoes `<|begin_of_text|>` first and counts its text in the offsets; with
+    offsets or without, the same tokenizer gives the planted KL exactly, and the calls' usage is kept."""
+    row = play(OpenAIAgent("my-model", backend=OpenAIBackend("my-model", base_url="http://vllm.local/v1",
+                                                             transport=Strict(policy_server).transport(), opts=FAST)))
+    sc = scorer(reference_server(bos=bos, bos_in_offsets=in_offsets, offsets=offsets))
+    scored = asyncio.run(sc.score_row(row))
+    est = kl_estimate(scored["policy"], scored["reference"])
+    assert est["aligned"] and est["tokens"] > 0 and abs(est["kl"] - PLANTED_KL) < 1e-12, est
+    text_turns = len(row["agent_tokens"]) - scored["skipped_turns"]
+    assert scored["usage"]["calls"] == text_turns and sc.usage == scored["usage"] and scored["usage"]["input_tokens"] > 0
 
 
 @pytest.mark.skipif(not os.environ.get("ANTHROPIC_API_KEY"), reason="live smoke test: set ANTHROPIC_API_KEY to run it")
@@ -793,3 +832,23 @@ def test_after_an_empty_agent_reply_the_persons_request_is_no_prefill():
     assert second[-1] == {"role": "user", "content": SILENT} and second[-2]["content"] == "Hi, where is my order?"
     assert [m["content"] for m in row["messages"] if m["role"] == "user"][:2] == ["Hi, where is my order?",
                                                                                   "Hello? Anyone there?"]
+
+
+def test_a_judge_call_that_failed_is_not_counted_as_judged():
+    """Graded.report() counted every row that had a judge entry, a failed call's included: 'judged' is rows with a
+    label, and the failures are counted as ungraded."""
+    from whilelab.grade import LLMJudge
+    from whilelab.standins import ScriptedAgent
+
+    rows = rollouts([situation_from_cell(CELL, SPEC, seed=0, variant=str(i)) for i in range(6)], SPEC,
+                    ScriptedAgent(flaw_rate=0.0), TemplateUser(), progress=False)
+    n = iter(range(100))
+
+    async def flaky(system, prompt):
+        if next(n) % 2: raise ConnectionError("judge endpoint down")
+        return "PASS"
+
+    with pytest.warns(UserWarning, match="gave no label"):
+        g = grade(rows, SPEC, LLMJudge(flaky, SPEC.policy, family="test-judge"))
+    asked = [r for r in g if not r["floored_by"]]
+    assert len(asked) == 6 and g.report()["judged"] == 3 and g.report()["ungraded"] == {"judge failed": 3}

@@ -80,3 +80,24 @@ def test_a_restriction_every_constraint_forbids_is_refused_by_name():
     keep = {"tool": {"find_customer"}, "condition": {"write_conflict"}}
     assert not some_cell_allowed(restricted("shopfront", keep)) and some_cell_allowed(restricted("shopfront", {}))
     check("shopfront", keep, 0)
+
+
+class Mute:
+    "An agent that never calls a tool: it answers every turn with the same sentence."
+    name, family = "mute", "test"
+    async def respond(self, messages, ctx): return {"role": "assistant", "content": "I cannot help with that."}
+
+
+def test_an_agent_that_never_calls_a_tool_ends_the_search_with_every_pair_accounted_for():
+    """Found with an OpenAI-compatible model that only ever answered in text: once every pair was given up, the residual
+    plan's constraints forbade every cell and the search crashed ('the constraints forbid every cell'). It must stop,
+    and each pair the plan owes must be undelivered with a reason."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = simulate(Mute(), options=SimOptions(k_samples=1, n_phrasings=1), progress=False)
+    s = sim.summary()
+    assert s["stopped"] in ("saturated", "budget") and s["delivered_fraction"] < 1
+    lost = sim.undelivered_pairs()
+    assert len(lost) == s["undelivered_pairs"] > 0 and all(p["reasons"] for p in lost)
+    reasons = {r for p in lost for r in p["reasons"]}
+    assert "never played" not in reasons and any("never called" in r for r in reasons), sorted(reasons)[:3]

@@ -28,21 +28,30 @@ PRICES = {m: {"input": i, "output": o, "as_of": "2025-11-25", "source": s} for m
                 (("gpt-5-nano",), 0.05, 0.40, _OPENAI), (("gpt-4.1",), 2.0, 8.0, _OPENAI),
                 (("gpt-4.1-mini",), 0.40, 1.60, _OPENAI), (("gpt-4.1-nano",), 0.10, 0.40, _OPENAI),
                 (("gpt-4o",), 2.5, 10.0, _OPENAI), (("gpt-4o-mini",), 0.15, 0.60, _OPENAI)) for m in ms}
+# OpenAI prices cached prompt tokens apart, per model: a tenth of the input price on gpt-5, a quarter on gpt-4.1, half
+# on gpt-4o (same source and date); a model without an entry pays Anthropic's cache-read share (`CACHE_PRICE`)
+for _m, _c in (("gpt-5", 0.125), ("gpt-5-mini", 0.025), ("gpt-5-nano", 0.005), ("gpt-4.1", 0.50),
+               ("gpt-4.1-mini", 0.10), ("gpt-4.1-nano", 0.025), ("gpt-4o", 1.25), ("gpt-4o-mini", 0.075)):
+    PRICES[_m]["cached_input"] = _c
 
 class BackendError(Exception):
     """A backend problem a retry will not fix (a missing or rejected key, a malformed reply); the message says what to
     do."""
 
 # %% ../nbs/12b_backends.ipynb #147ddaeb
+def _price_entry(model: str, prices: dict):
+    "The table's entry for `model`, its dated id stripped to the alias; None when the table does not know it."
+    for m in (model, re.sub(r"-(\d{8}|\d{4}-\d{2}-\d{2})$", "", model), model.removesuffix("-latest")):
+        if prices.get(m) is not None: return prices[m]
+    return None
+
 def price_of(model: str,            # a model id (a dated id finds its alias)
              prices: dict = PRICES  # USD per million tokens by model id
             ) -> tuple | None:
     """(input, output) USD per million tokens for `model`, its dated id stripped to the alias; None when the table does
     not know it."""
-    for m in (model, re.sub(r"-(\d{8}|\d{4}-\d{2}-\d{2})$", "", model), model.removesuffix("-latest")):
-        p = prices.get(m)
-        if p is not None: return (p["input"], p["output"]) if isinstance(p, dict) else tuple(p)
-    return None
+    p = _price_entry(model, prices)
+    return None if p is None else (p["input"], p["output"]) if isinstance(p, dict) else tuple(p)
 
 # %% ../nbs/12b_backends.ipynb #fadaa209
 def cost_usd(model: str,            # a model id
@@ -58,6 +67,12 @@ def cost_usd(model: str,            # a model id
 # x the input price: Anthropic's cache hits and 5-minute cache writes (same source)
 CACHE_PRICE = {"read": 0.1, "write": 1.25}
 
+def _read_price(model: str, prices: dict) -> float:
+    "USD per million prompt tokens read from the cache: the table's `cached_input` if it has one, else Anthropic's share."
+    p = _price_entry(model, prices)
+    own = p.get("cached_input") if isinstance(p, dict) else None
+    return own if own is not None else CACHE_PRICE["read"] * price_of(model, prices)[0]
+
 def _usage(model: str, input_tokens, output_tokens, prices: dict, cache_read=0, cache_write=0,
            share: float = 1.0) -> dict:
     """A call's usage: tokens in, out and from the prompt cache, their cost at `share` of the price (None: unknown
@@ -67,7 +82,7 @@ def _usage(model: str, input_tokens, output_tokens, prices: dict, cache_read=0, 
     if r or w:
         p = price_of(model, prices)
         out.update(cache_read_tokens=r, cache_write_tokens=w)
-        if p is not None: out["cost_usd"] += (r * CACHE_PRICE["read"] + w * CACHE_PRICE["write"]) * p[0] / 1e6
+        if p is not None: out["cost_usd"] += (r * _read_price(model, prices) + w * CACHE_PRICE["write"] * p[0]) / 1e6
     if out["cost_usd"] is not None: out["cost_usd"] = round(out["cost_usd"] * share, 8)
     if share != 1.0: out["batched"] = True
     return out
@@ -187,12 +202,13 @@ class _PerLoop:
                  concurrency: int
                 ):
         self.make_client, self.concurrency, self._by_loop = make_client, concurrency, {}
-    def get(self):
+    async def get(self):
         loop = asyncio.get_running_loop()
         if id(loop) not in self._by_loop:
             self._by_loop = {k: v for k, v in self._by_loop.items() if not v[2].is_closed()}
             self._by_loop[id(loop)] = (self.make_client(), asyncio.Semaphore(self.concurrency), loop)
-            close_with_loop(lambda: self._close(id(loop)))
+            # any loop: run_sync's, a user's own asyncio.run, a notebook's (which never closes)
+            await close_with_loop(lambda: self._close(id(loop)))
         c, sem, _ = self._by_loop[id(loop)]
         return c, sem
     async def _close(self, loop_id):
@@ -249,7 +265,7 @@ async def create(self: ClaudeBackend,
                 ):
     "One Messages API call, retried on passing failures as this backend's `opts`, else the run's `opts`, say."
     import anthropic
-    client, sem = self._clients.get()
+    client, sem = await self._clients.get()
     kw = self.request(system, messages, tools)
     # sampling fields the model accepts (the SDK passes them through)
     if self.extra_body: kw["extra_body"] = self.extra_body
@@ -375,7 +391,7 @@ async def call(self: OpenAIBackend,
     """One `chat` or `completions` request, from the cache or retried as this backend's `opts`, else the run's
     `opts`, say."""
     import openai
-    client, sem = self._clients.get()
+    client, sem = await self._clients.get()
     create = client.chat.completions.create if endpoint == "chat" else client.completions.create
     kind = openai.types.chat.ChatCompletion if endpoint == "chat" else openai.types.Completion
     ck = self.cache and self.cache.key(f"openai.{endpoint}", self.sampling["base_url"], request, list(key))
@@ -521,7 +537,7 @@ async def answer_batch(self: ClaudeBackend,
     opts = opts or BatchOptions()
     reqs = [{**self.request(system, [{"role": "user", "content": p}]), **self.extra_body} for p in prompts]
     keys = [request_key("anthropic.batch", self.base_url, r) for r in reqs]
-    got = await run_batch(AnthropicBatches(self._clients.get()[0], self.opts), dict(zip(keys, reqs)), self.cache, opts,
+    got = await run_batch(AnthropicBatches((await self._clients.get())[0], self.opts), dict(zip(keys, reqs)), self.cache, opts,
                           "anthropic.batch")
     return [g if isinstance(g, BackendError) else self.reply(anthropic.types.Message.model_validate_json(g), opts.price)
             for g in map(got.get, keys)]
@@ -538,16 +554,27 @@ def single(self: OpenAIBackend,
 
 # %% ../nbs/12b_backends.ipynb #71d8ff33
 @patch
+def usage(self: OpenAIBackend,
+          resp,                 # an API response (chat or completions)
+          share: float = 1.0    # the part of a batch's cost this call bears
+         ) -> dict:
+    "The call's tokens and cost (at `share` of the price: a batched call's), cached prompt tokens at their own price."
+    u = getattr(resp, "usage", None)
+    # prompt_tokens counts the cached ones too: they are billed apart, at the cached price
+    cached = getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", 0) or 0
+    return _usage(self.model, (getattr(u, "prompt_tokens", 0) or 0) - cached, getattr(u, "completion_tokens", 0),
+                  self.prices, cache_read=cached, share=share)
+
+@patch
 def reply(self: OpenAIBackend,
           resp,                 # an API response
           share: float = 1.0    # the part of a batch's cost this call bears
          ) -> dict:
     "A chat completion's `text`, `usage` (cost at `share` of the price) and `stop_reason`, as `ClaudeBackend.reply`."
     if not getattr(resp, "choices", None): raise BackendError("the endpoint answered with no choices")
-    ch, u = resp.choices[0], getattr(resp, "usage", None)
+    ch = resp.choices[0]
     return {"text": ch.message.content or "", "stop_reason": FINISH_REASONS.get(ch.finish_reason, ch.finish_reason),
-            "usage": _usage(self.model, getattr(u, "prompt_tokens", 0), getattr(u, "completion_tokens", 0), self.prices,
-                            share=share)}
+            "usage": self.usage(resp, share)}
 
 # %% ../nbs/12b_backends.ipynb #d30b666e
 @patch
@@ -571,7 +598,7 @@ async def answer_batch(self: OpenAIBackend,
     import openai
     opts, reqs = opts or BatchOptions(), [self.single(system, p) for p in prompts]
     keys = [request_key("openai.batch", self.sampling["base_url"], r) for r in reqs]
-    got = await run_batch(OpenAIBatches(self._clients.get()[0], self.opts), dict(zip(keys, reqs)), self.cache, opts,
+    got = await run_batch(OpenAIBatches((await self._clients.get())[0], self.opts), dict(zip(keys, reqs)), self.cache, opts,
                           "openai.batch")
     parse = openai.types.chat.ChatCompletion.model_validate_json
     return [g if isinstance(g, BackendError) else self.reply(parse(g), opts.price) for g in map(got.get, keys)]

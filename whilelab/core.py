@@ -901,23 +901,23 @@ def find_secrets(text  # any text
     return [m.group(0) for r in _SECRET_RES for m in r.finditer(text)] + [v for v in env_secrets() if v in text]
 
 # %% ../nbs/00_core.ipynb #db44ff4d
-_CLOSE_WITH_LOOP = {}   # event loop -> async closers of what was opened on it
+_PARKED = {}   # id(event loop) -> the closers parked on it: held here, or the loop's weak set would lose them
 
-def close_with_loop(aclose  # an async close function
-                   ):
-    """Await `aclose()` when `run_sync`'s loop finishes: an HTTP client must close on the loop that opened it, not when
-    it is collected."""
+async def close_with_loop(aclose  # an async close function
+                         ):
+    """Await `aclose()` on the running loop before the loop closes (`asyncio.run`, and so `run_sync`, closes a loop's
+    async generators first): an HTTP client must close on the loop that opened it, never later on another one."""
     import asyncio
-    _CLOSE_WITH_LOOP.setdefault(asyncio.get_running_loop(), []).append(aclose)
-
-# %% ../nbs/00_core.ipynb #d7208ce4
-async def _closing(coro):
-    import asyncio
-    try: return await coro
-    finally:
-        for aclose in _CLOSE_WITH_LOOP.pop(asyncio.get_running_loop(), []):
+    key = id(asyncio.get_running_loop())
+    async def parked():
+        try: yield
+        finally:
+            _PARKED.pop(key, None)
             try: await aclose()
             except Exception: pass   # a client that cannot close cleanly is garbage either way; the result stands
+    closer = parked()
+    await closer.__anext__()        # started, so the loop knows it and closing it runs `finally`
+    _PARKED.setdefault(key, []).append(closer)
 
 # %% ../nbs/00_core.ipynb #cd5b83ab
 def run_sync(coro  # a coroutine
@@ -928,7 +928,7 @@ def run_sync(coro  # a coroutine
     out = {}
     # asyncio.run (3.11) builds the repr of its finished task, result and all, when it puts back the Ctrl-C handler:
     # on a big result (10 k rows) that costs more than the run, so the task returns None and the value goes in `out`
-    async def main(): out["value"] = await _closing(coro)
+    async def main(): out["value"] = await coro
     try: asyncio.get_running_loop()
     except RuntimeError:
         asyncio.run(main())

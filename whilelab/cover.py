@@ -12,8 +12,8 @@ import xarray as xr
 from .core import derive_seed, canonical_json, content_words
 
 # %% auto #0
-__all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'GAP_MIN_SIMILARITY', 'covering_array', 'plan_missing', 'plan_cells',
-           'coverage', 'missing_pairs', 'missing_pair_names', 'plot_coverage', 'coverage_gap']
+__all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'GAP_MIN_SIMILARITY', 'NoCellLeft', 'covering_array', 'plan_missing',
+           'plan_cells', 'coverage', 'missing_pairs', 'missing_pair_names', 'plot_coverage', 'coverage_gap']
 
 # %% ../nbs/02_cover.ipynb #2a49356f
 REPAIR_STEPS = PlanOptions().repair_steps   # PlanOptions.reasons()['repair_steps'] says why
@@ -418,6 +418,9 @@ def _encode(d, names, values, what):
     return row
 
 # %% ../nbs/02_cover.ipynb #19a2722e
+class NoCellLeft(ValueError):
+    "The constraints forbid every cell: there is no plan to make."
+
 def _checked_rules(names, values, cons, strength, seed_rows) -> tuple:
     "(rules, encoded seed rows) after refusing a strength, constraints or seed rows that cannot make a plan."
     k = len(names)
@@ -429,7 +432,9 @@ def _checked_rules(names, values, cons, strength, seed_rows) -> tuple:
     rules = _Rules([len(v) for v in values],
                    [{j: v for j, v in enumerate(_encode(c, names, values, "constraint")) if v >= 0} for c in cons])
     if not rules.completable([-1] * k):
-        raise ValueError(f"the constraints forbid every cell ({cons}). Fix: drop or narrow a constraint")
+        shown = f"{cons[:3]}" + (f" and {len(cons) - 3} more" if len(cons) > 3 else "")
+        raise NoCellLeft(f"the constraints forbid every cell ({len(cons)} constraints: {shown}). "
+                         "Fix: drop or narrow a constraint")
     seeds = [_encode(r, names, values, "seed row") for r in (seed_rows or [])]
     for r, row in zip(seed_rows or [], seeds):
         if rules.violates(row): raise ValueError(f"seed row {r!r} breaks a constraint. Fix: drop it or the constraint")

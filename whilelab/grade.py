@@ -18,7 +18,7 @@ from .axes import policy_clauses
 
 # %% auto #0
 __all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAULT_RUBRIC', 'LABEL_RE', 'LEAD_RE', 'LINE_RE',
-           'UNKNOWN_FAMILIES', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule', 'unknown_tool',
+           'OVER_LIMIT', 'UNKNOWN_FAMILIES', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule', 'unknown_tool',
            'invalid_arguments', 'ungrounded_arguments', 'success_after_fault', 'repeated_failing_call',
            'confirmation_skipped', 'boilerplate', 'needed_tool_missing', 'truncated_reply', 'empty_reply', 'end_state',
            'check_conduct', 'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash',
@@ -362,35 +362,49 @@ def as_judge(x,                        # a judge, or a function of a row
     raise TypeError(f"a judge needs `async judge(row)` or must be a function of a row, not {type(x).__name__}")
 
 # %% ../nbs/06_grade.ipynb #fa56d06f
-async def _judge_all(judge, rows, concurrency):
+OVER_LIMIT = "over the spend limit"   # why a row the limit left unjudged is ungraded (not the judge's failure)
+
+async def _judge_all(judge, rows, concurrency, spend=None):
+    over = lambda: Label(None, error=f"{OVER_LIMIT}: {spend.why}")
+    count = lambda l: l.usage and spend is not None and spend._count([l.usage])
     if getattr(judge, "batch", None) is not None:
-        try: return await judge.judge_many(rows)
+        if spend is not None and spend.why: return [over() for _ in rows]
+        try: labels = await judge.judge_many(rows)
         except BadLabel: raise
         except Exception as e:                     # the batch failed as a whole: every row is ungraded, and says why
             return [Label(None, error=redact(f"{type(e).__name__}: {e}"))] * len(rows)
+        for l in labels: count(l)
+        return labels
     sem = asyncio.Semaphore(concurrency)
     async def one(r):
         async with sem:
-            try: return await judge.judge(r)
+            if spend is not None and spend.why: return over()      # calls in flight finish; no new one starts
+            try: label = await judge.judge(r)
             except BadLabel: raise                      # the judge function is wrong: every label would be
             # an outage costs this row only
             except Exception as e: return Label(None, error=redact(f"{type(e).__name__}: {e}"))
+            count(label)
+            return label
     return await asyncio.gather(*(one(r) for r in rows))
 
 # %% ../nbs/06_grade.ipynb #e897cb14
 def judge_all(judge,                 # a judge, or a function of a row
               rows,                  # rollout rows
-              concurrency: int = 16  # judge calls in flight at once
+              concurrency: int = 16, # judge calls in flight at once
+              spend=None             # a `rollout.Spend` the judge's calls count against: none starts past its limit
              ) -> list[Label]:
     """Each row's label, with the judge's name, family and rubric hash; a call that failed or held no label is a
     `Label(None, error=...)`."""
     judge = as_judge(judge)
     name, family = getattr(judge, "name", type(judge).__name__), getattr(judge, "family", "") or "custom"
     rubric = getattr(judge, "rubric_hash", "") or code_hash(judge.judge)
-    labels = run_sync(_judge_all(judge, list(rows), concurrency))
+    labels = run_sync(_judge_all(judge, list(rows), concurrency, spend))
     out = [dataclasses.replace(l, label=None if l.label is None else _label(l.label), judge=l.judge or name,
                                family=l.family or family, rubric_hash=l.rubric_hash or rubric) for l in labels]
-    failed = [l for l in out if l.label is None]
+    failed = [l for l in out if l.label is None and not l.error.startswith(OVER_LIMIT)]
+    if len(failed) < sum(l.label is None for l in out):
+        warnings.warn(f"{sum(l.label is None for l in out) - len(failed)} of {len(out)} rows not judged: "
+                      f"{spend.why}; they stay ungraded", stacklevel=2)
     if failed:
         warnings.warn(f"judge {name!r} gave no label for {len(failed)} of {len(out)} rows (first: {failed[0].error}); "
                              "those rows stay ungraded", stacklevel=2)
@@ -469,9 +483,9 @@ class Graded(list):
 def of(cls: Graded,
        rows  # graded rows
       ) -> Graded:
-    "Graded rows with their counts read from the rows: judged (a label), floored (by which hard rule), ungraded (why)."
+    "Graded rows with their counts read from the rows: judged (a label given), floored (by which hard rule), ungraded (why)."
     rows = list(rows)
-    out = cls(rows, sum(r.get("judge") is not None for r in rows),
+    out = cls(rows, sum((r.get("judge") or {}).get("label") is not None for r in rows),   # a failed call: not judged
               collections.Counter(f for r in rows for f in r.get("floored_by") or []))
     out.ungraded = ungraded_counts(out)
     return out
@@ -490,7 +504,9 @@ def _graded(row, verdicts, floors, label, hard) -> dict:
            "judge": label and label.as_dict()}
     if row.get("error"): return {**out, "floored_by": [], "reward": None, "ungraded": f"rollout error: {row['error']}"}
     if floors: return {**out, "reward": 0.0}
-    if label.label is None: return {**out, "reward": None, "ungraded": f"judge failed: {label.error}"}
+    if label.label is None:
+        why = label.error if label.error.startswith(OVER_LIMIT) else f"judge failed: {label.error}"
+        return {**out, "reward": None, "ungraded": why}
     return {**out, "reward": float(label.label == "pass")}
 
 # %% ../nbs/06_grade.ipynb #2ddd1163
@@ -544,7 +560,8 @@ def grade(rows,                               # rollouts to grade
           spec: AgentSpec,                    # the agent's tools and policy
           judge=None,                         # a judge or a function of a row (default: `RuleJudge`)
           agent=None,  # the agent under test, for the family check (default: the rows' `agent_family`)
-          opts: GradeOptions | None = None    # hard rules, thresholds, `allow_same_family`
+          opts: GradeOptions | None = None,   # hard rules, thresholds, `allow_same_family`
+          spend=None  # a `rollout.Spend` the judge's calls count against: past its limit rows stay ungraded
          ) -> Graded:
     """Conduct rules first: a hard-rule breach is reward 0, unjudged; the judge labels the rest; error rows stay
     ungraded. New dicts."""
@@ -564,7 +581,7 @@ def grade(rows,                               # rollouts to grade
     hard = hard_floors([{"rules": vs} for vs in verdicts], opts=opts)
     floors = [[] if r.get("error") else f for r, f in zip(rows, hard)]
     asked = [not f and not r.get("error") for r, f in zip(rows, floors)]   # an outage is never judged: not conduct
-    labels = iter(judge_all(judge, [r for r, a in zip(rows, asked) if a]))
+    labels = iter(judge_all(judge, [r for r, a in zip(rows, asked) if a], spend=spend))
     return Graded.of(_graded(r, vs, f, dataclasses.replace(next(labels), agent_family=fam) if a else None,
                              opts.hard_rules) for r, vs, f, a in zip(rows, verdicts, floors, asked))
 
@@ -573,14 +590,16 @@ def play_graded(play,                 # a function of `finish` playing rows: `ro
                 spec: AgentSpec,      # the agent's tools and policy
                 judge=None,           # the judge (default: `RuleJudge`)
                 agent=None,           # the agent under test
-                opts: GradeOptions | None = None  # hard rules, thresholds
+                opts: GradeOptions | None = None, # hard rules, thresholds
+                spend=None  # a `rollout.Spend` of what was spent before these rows; the judge's calls count on it
                ) -> tuple[Graded, bool]:
     "(the played rows graded, whether each was graded as it was stored): `grade` without a second pass when it can."
     grader = row_grader(spec, judge, agent, opts)
     rows = play(grader)
     fresh = getattr(rows, "fresh", frozenset()) if grader is not None else frozenset()
     stale = [r for r in rows if row_key(r) not in fresh]        # read back from a store, or a judge that reads rows
-    again = {row_key(r): r for r in grade(stale, spec, judge, agent=agent, opts=opts)} if stale else {}
+    again = {row_key(r): r for r in grade(stale, spec, judge, agent=agent, opts=opts,
+                                            spend=spend and spend.after(rows))} if stale else {}
     return Graded.of(again.get(row_key(r), r) for r in rows), not stale
 
 # %% ../nbs/06_grade.ipynb #35cee6f6

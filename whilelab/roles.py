@@ -4,10 +4,10 @@
 
 # %% ../nbs/12c_roles.ipynb #90cf04ce
 from __future__ import annotations
-import json
+import json, re
 import numpy as np
 from .defaults import BatchOptions
-from .rollout import assistant_msg, user_msg, person_leaves, to_anthropic
+from .rollout import assistant_msg, user_msg, person_leaves, to_anthropic, add_usage
 from .backends import (BackendError, ClaudeBackend, OpenAIBackend, DEFAULT_CLAUDE, _text, to_openai)
 
 # %% auto #0
@@ -141,12 +141,12 @@ class ClaudeWriter:
                    ) -> dict:
         base = await self.fallback.draft(cell, key)
         c = base["cell"]
-        text = await self.backend.text("You write realistic opening messages from customers to a support agent. "
-                                       "Answer with the message only.",
-                                       "Write the first message of a customer who wants help with the tool "
-                                       f"'{c.get('tool')}', behaving as: {c.get('stance')}; context: "
-                                       f"{c.get('history')}.", key=("writer", str(key)))
-        return {**base, "opening": text.strip()}
+        said = await self.backend.answer("You write realistic opening messages from customers to a support agent. "
+                                         "Answer with the message only.",
+                                         "Write the first message of a customer who wants help with the tool "
+                                         f"'{c.get('tool')}', behaving as: {c.get('stance')}; context: "
+                                         f"{c.get('history')}.", key=("writer", str(key)))
+        return {**base, "opening": said["text"].strip(), "usage": said["usage"]}   # the search counts its spend
 
 # %% ../nbs/12c_roles.ipynb #5de2ff69
 class OpenAIAgent:
@@ -240,17 +240,24 @@ class NotAligned(ValueError):
     "The reference model's tokens cannot be matched one for one to the tokens the policy produced."
 
 # %% ../nbs/12c_roles.ipynb #4da65b16
+_SPECIAL = re.compile(r"<\|?[\w.-]{1,40}\|?>")   # a special token's text: <s>, <bos>, <|begin_of_text|>
+
 def token_spans(tokens,    # the agent's tokens
                 logprobs,  # their log probabilities
                 offsets,   # each token's character offset in `text`
                 text: str  # the message they spell
                ) -> dict:
-    """(start, end) in `text` -> logprob of each echoed token; from `offsets` when given (a BOS token takes no text),
-    else by summing lengths."""
+    """(start, end) in `text` -> logprob of each echoed token; from `offsets` when given, else by summing lengths. A
+    leading BOS token the prompt does not hold is dropped, and offsets that count its text are moved back."""
+    lead = 0
+    while lead < len(tokens) - 1 and _SPECIAL.fullmatch(tokens[lead] or "") and not text.startswith(tokens[lead]):
+        lead += 1
+    tokens, logprobs = tokens[lead:], logprobs[lead:]
     if offsets is None:
         if "".join(tokens)[: len(text)] != text:
             raise NotAligned("the echoed tokens do not spell the prompt and no text_offset was given")
         offsets = np.cumsum([0] + [len(t) for t in tokens[:-1]]).tolist()
+    else: offsets = [o - offsets[lead] for o in offsets[lead:]]     # the prompt's first token is at its start
     spans = {}
     for t, v, o in zip(tokens, logprobs, offsets):
         if v is not None and t and text[o: o + len(t)] == t: spans[(o, o + len(t))] = float(v)
@@ -266,13 +273,14 @@ class ReferenceScorer:
                  **kw
                 ):
         self.backend = backend or OpenAIBackend(model, **kw)
+        self.usage = None     # every call's tokens and cost so far, summed
 
     async def score_row(self,
                         row    # a rollout row with `agent_tokens`
                        ) -> dict:
-        """`policy` and `reference` logprobs of the same tokens, in order; turns without text tokens are `skipped`.
-        `NotAligned` if a token has no match."""
-        b, pol, ref, skipped = self.backend, [], [], 0
+        """`policy` and `reference` logprobs of the same tokens, in order; turns without text tokens are `skipped`;
+        the calls' `usage`. `NotAligned` if a token has no match."""
+        b, pol, ref, skipped, used = self.backend, [], [], 0, None
         for turn in row.get("agent_tokens") or []:
             i, toks, lps = turn["message"], turn["tokens"], turn["logprobs"]
             text = row["messages"][i].get("content") or ""
@@ -283,9 +291,15 @@ class ReferenceScorer:
             resp = await b.call("completions",
                                 dict(model=b.model, prompt=prefix + text, max_tokens=1, echo=True, logprobs=0),
                                 (row["situation_id"], row["phrasing"], row["sample"], "ref", i))
+            u = b.usage(resp); used = add_usage(used, u); self.usage = add_usage(self.usage, u)
             lp = resp.choices[0].logprobs
             spans = token_spans(list(lp.tokens or []), list(lp.token_logprobs or []), getattr(lp, "text_offset", None),
                                 prefix + text)
+            if not spans:
+                raise NotAligned(f"message {i}: no echoed token lines up with the prompt (the echo begins "
+                                 f"{list(lp.tokens or [])[:3]!r}), so the endpoint did not echo the prompt as sent; "
+                                 "this is not a tokenizer difference. Fix: check that it supports echo=True with "
+                                 "logprobs on the completions API, as vLLM and TGI do")
             start = len(prefix)
             for j, (t, v) in enumerate(zip(toks, lps)):
                 key = (start, start + len(t)); start += len(t)
@@ -293,7 +307,7 @@ class ReferenceScorer:
                     raise NotAligned(f"message {i}, token {j} ({t!r}): the reference tokenised it differently. "
                                                       "Fix: use a reference model with the policy's tokenizer")
                 pol.append(float(v)); ref.append(spans[key])
-        return {"policy": pol, "reference": ref, "tokens": len(pol), "skipped_turns": skipped}
+        return {"policy": pol, "reference": ref, "tokens": len(pol), "skipped_turns": skipped, "usage": used}
 
 # %% ../nbs/12c_roles.ipynb #8d142158
 def kl_estimate(policy_logprobs,  # the agent's log probabilities of its tokens

@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_rollout.ipynb #c5858f5e
 from __future__ import annotations
-import asyncio, contextlib, datetime as dt, inspect, json, re, time, typing, warnings, weakref
+import asyncio, contextlib, copy, datetime as dt, inspect, json, re, time, typing, warnings, weakref
 from fastcore.basics import patch
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -602,7 +602,9 @@ async def play_all(jobs,                  # (situation, phrasing, sample) triple
             yield await play(Ctx(s, p, k, seed, spec, schema, opts=opts), agent, user, opts, run_id)
             # yield: stand-ins never suspend, and Ctrl-C and the other workers need the loop
             await asyncio.sleep(0)
-    async for row in merged(*(worker() for _ in range(min(opts.concurrency, max(1, len(jobs)))))): yield row
+    # closed as soon as the caller leaves: its workers stop at once, not when the loop collects the generator
+    async with contextlib.aclosing(merged(*(worker() for _ in range(min(opts.concurrency, max(1, len(jobs))))))) as rows:
+        async for row in rows: yield row
 
 # %% ../nbs/05_rollout.ipynb #c1af95b7
 class LocalExecutor:
@@ -643,29 +645,18 @@ def _stopped(rows, spend):
 
 # %% ../nbs/05_rollout.ipynb #84687e99
 class Spend:
-    """What a run has spent (USD and tokens, every role) against `RolloutOptions`' limits; `why` says which limit
-    stopped it."""
+    """What a run has spent (USD and tokens, every role: agent, person, judge, writer) against `RolloutOptions`' limits;
+    `why` says which limit stopped it."""
     def __init__(self, opts: RolloutOptions):
         self.opts, self.usd, self.tokens, self.unpriced, self.rows, self.why = opts, 0.0, 0, 0, 0, None
+        self.apart = {}        # usage of the roles whose calls are on no row (a situation writer's), by role
     def add(self,
             row    # a row, or a row already encoded
            ) -> bool:
-        "Count `row`; True once a limit is reached (no new rollout should start)."
+        "Count `row` (its agent, person and judge calls); True once a limit is reached (no new rollout should start)."
         self.rows += 1
-        for u in (row.get("usage") or {}).values():
-            self.tokens += u.get("input_tokens", 0) + u.get("output_tokens", 0)
-            if u.get("cost_usd") is None: self.unpriced += 1
-            else: self.usd += u["cost_usd"]
-        o = self.opts
-        if o.max_cost_usd is not None and self.unpriced:
-            self.why = (f"spend limit: {self.unpriced} calls have no known price, so ${o.max_cost_usd} cannot be "
-                        "enforced. Fix: pass prices= to the backend, or limit tokens with "
-                        "RolloutOptions(max_tokens_total=...)")
-        elif o.max_cost_usd is not None and self.usd >= o.max_cost_usd:
-            self.why = f"spend limit: ${self.usd:.4f} of ${o.max_cost_usd}"
-        elif o.max_tokens_total is not None and self.tokens >= o.max_tokens_total:
-            self.why = f"token limit: {self.tokens} of {o.max_tokens_total} tokens"
-        return self.why is not None
+        judged = (row.get("judge") or {}).get("usage")
+        return self._count([*(row.get("usage") or {}).values(), *([judged] if judged else [])])
     def __str__(self):
         return f"${self.usd:.4f}, {self.tokens} tokens" + (f" ({self.unpriced} calls unpriced)" if self.unpriced else "")
     def to_finish(self,
@@ -675,6 +666,44 @@ class Spend:
         known = self.rows and self.usd and not self.unpriced
         guess = f", ~${self.usd / self.rows * left:.4f} to finish" if known else ""
         return f"{self} spent{guess}"
+
+# %% ../nbs/05_rollout.ipynb #6e535d4f
+@patch
+def _count(self: Spend, usages) -> bool:
+    "Add `usages` (one per call) to the totals; True once a limit is reached, and `why` says which."
+    for u in usages:
+        self.tokens += u.get("input_tokens", 0) + u.get("output_tokens", 0)
+        if u.get("cost_usd") is None: self.unpriced += 1
+        else: self.usd += u["cost_usd"]
+    o = self.opts
+    if o.max_cost_usd is not None and self.unpriced:
+        self.why = (f"spend limit: {self.unpriced} calls have no known price, so ${o.max_cost_usd} cannot be "
+                    "enforced. Fix: pass prices= to the backend, or limit tokens with RolloutOptions(max_tokens_total=...)")
+    elif o.max_cost_usd is not None and self.usd >= o.max_cost_usd:
+        self.why = f"spend limit: ${self.usd:.4f} of ${o.max_cost_usd}"
+    elif o.max_tokens_total is not None and self.tokens >= o.max_tokens_total:
+        self.why = f"token limit: {self.tokens} of {o.max_tokens_total} tokens"
+    return self.why is not None
+
+# %% ../nbs/05_rollout.ipynb #4ae1a0fe
+@patch
+def add_usage(self: Spend,
+              role: str,  # the role that made the calls, e.g. 'writer'
+              u: dict     # their usage (calls, tokens, cost_usd)
+             ) -> bool:
+    "Count calls that are on no row (a situation writer's), kept by role in `apart`; True once a limit is reached."
+    self.apart[role] = add_usage(self.apart.get(role), u)
+    return self._count([u])
+
+# %% ../nbs/05_rollout.ipynb #b5193665
+@patch
+def after(self: Spend,
+          rows  # rows not counted yet
+         ) -> Spend:
+    "A copy that has counted `rows` too: what grading them may still spend, without counting them twice here."
+    out = copy.copy(self); out.apart = dict(self.apart)
+    for r in rows: out.add(r)
+    return out
 
 # %% ../nbs/05_rollout.ipynb #0c75ff33
 def _checked_request(n_phrasings, k_samples, opts: RolloutOptions, keep: bool, store, finish):

@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_scale.ipynb #e2b46491
 from __future__ import annotations
-import asyncio, concurrent.futures, hashlib, itertools, multiprocessing, os, pickle, queue, threading, time
+import asyncio, concurrent.futures, contextlib, hashlib, itertools, multiprocessing, os, pickle, queue, threading, time
 from fastcore.basics import patch
 from .defaults import RayOptions, ProcessOptions
 from .rollout import play_all, merged, Encoded, let_go_of_stores
@@ -116,8 +116,9 @@ async def _stream(self, jobs, spec, agent, user, seed, opts, run_id):
     async def batches(gen):
         async for ref in gen: yield await ref
     try:
-        async for batch in merged(*(batches(g) for g in gens)):
-            for row in batch: yield row
+        async with contextlib.aclosing(merged(*(batches(g) for g in gens))) as got:   # closed when the caller leaves
+            async for batch in got:
+                for row in batch: yield row
     finally:
         for g in gens:
             try: ray.cancel(g)

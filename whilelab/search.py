@@ -11,7 +11,7 @@ from fastcore.basics import patch
 from .core import AgentSpec, canonical_json, rng_for, run_sync, derive_seed
 from .defaults import SearchOptions, SimOptions, RolloutOptions, ARMS
 from .axes import Axes
-from .cover import coverage, plan_cells, covering_array, missing_pairs
+from .cover import coverage, plan_cells, covering_array, missing_pairs, NoCellLeft
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
 from .defaults import StatsOptions
 
@@ -183,7 +183,9 @@ def undeliverable(self: Search) -> list[dict]:
 @patch
 def why_undeliverable(self: Search) -> list[dict]:
     "Each undeliverable cell with the reason its last rollout gave (the tool never called, the fault never fired, ...)."
-    return [{"cell": c, "reason": self.misses.get(canonical_json(c), "never played")} for c in self.undeliverable()]
+    given = {canonical_json(g["cell"]): g["reason"] for g in self.given_up.values()}
+    return [{"cell": c, "reason": self.misses.get(canonical_json(c)) or given.get(canonical_json(c), "never played")}
+            for c in self.undeliverable()]
 
 # %% ../nbs/03_search.ipynb #b4e0524d
 def failed(row  # a graded row
@@ -230,6 +232,16 @@ def _rarest_cells(self: Search, n: int) -> list[dict]:
             if len(out) == n: return list(out.values())
     return list(out.values())
 
+# %% ../nbs/03_search.ipynb #a697b4fd
+@patch
+def _drafts(self: Search, coros) -> list[tuple]:
+    """(cell, variant, opening) of each of the writer's drafts; a model writer's calls count against the spend limit
+    (role 'writer')."""
+    drafts = run_sync(_gather(coros))
+    for d in drafts:
+        if d.get("usage"): self.spend.add_usage("writer", d["usage"])
+    return [(d["cell"], d["variant"], d.get("opening")) for d in drafts]
+
 # %% ../nbs/03_search.ipynb #9d5baccf
 @patch
 def _cells_for(self: Search, arm: str, n: int, taken: set) -> list[tuple[dict, str]]:
@@ -244,13 +256,11 @@ def _cells_for(self: Search, arm: str, n: int, taken: set) -> list[tuple[dict, s
         picks = pool[:n]; taken.update(map(canonical_json, picks))    # owed first; then the plan, least delivered first
         for c in picks: self.attempts[canonical_json(c)] += 1
         if arm == "structured": return [(c, f"b{b}" if done(c) or b else "", None) for c in picks]
-        drafts = run_sync(_gather([self.writer.draft(c, f"{b}-{j}") for j, c in enumerate(picks)]))
-        return [(d["cell"], d["variant"], d.get("opening")) for d in drafts]
+        return self._drafts([self.writer.draft(c, f"{b}-{j}") for j, c in enumerate(picks)])
     paid = self._owed_for(arm, n, taken, rng) if self.todo and arm in EXPLORING_OWED else []
     if arm == "open_ended":
-        drafts = run_sync(_gather([self.writer.draft(c, f"{b}-{j}") for j, c in enumerate(paid)] +
-                                  [self.writer.draft(None, f"{b}-{j}") for j in range(len(paid), n)]))
-        return [(d["cell"], d["variant"], d.get("opening")) for d in drafts]
+        return self._drafts([self.writer.draft(c, f"{b}-{j}") for j, c in enumerate(paid)] +
+                            [self.writer.draft(None, f"{b}-{j}") for j in range(len(paid), n)])
     if arm == "behavior_targeted":
         rare = self._rarest_cells(n - len(paid)) if len(paid) < n else []
         return [(c, f"rare-near-b{b}-{j}", None) for j, c in enumerate(paid)] + \
@@ -410,7 +420,8 @@ def _play(self: Search, sits: list) -> list:
     play = lambda finish: rollouts(sits, self.spec, self.agent, self.user, self.options.n_phrasings,
                                    self.options.k_samples, self.options.seed, store=self.store, opts=self._left(),
                                    run_id=self.run_id, progress=self._bar(), executor=self.executor, finish=finish)
-    rows, as_stored = play_graded(play, self.spec, self.judge, agent=self.agent, opts=self.options.grade)
+    rows, as_stored = play_graded(play, self.spec, self.judge, agent=self.agent, opts=self.options.grade,
+                                   spend=self.spend)        # the judge's calls count against the limit too
     self.graded_in_store = self.graded_in_store and as_stored
     return rows
 
@@ -457,7 +468,8 @@ def _record(self: Search, why: dict, alloc: dict, before: dict, per_arm: dict, y
 @patch
 def _verdict(self: Search, new: list, n_sit: int) -> str | None:
     "Why the search stops after this batch (a spend limit, saturation, the budget), or None."
-    if any([self.spend.add(r) for r in new]): return self.spend.why   # every row counted, then the verdict
+    for r in new: self.spend.add(r)
+    if self.spend.why: return self.spend.why        # every row counted (and the writer's calls), then the verdict
     if self.quiet >= self.patience and not self.undelivered(): return "saturated"
     if self.total + self.per_situation > self.budget or n_sit == 0: return "budget"
     return None
@@ -550,8 +562,15 @@ def _replan(self: Search,
     n_axes, cons = len(self.axes.levels), self.axes.constraints
     seeds = [c for c in map(json.loads, sorted(self.seen_cells))
              if len(c) == n_axes and not any(all(c.get(k) == v for k, v in con.items()) for con in cons)]
-    res = covering_array(self.axes, 2, derive_seed(self.options.seed, "residual", self.batch),
-                         constraints=[{a: va, b: vb} for a, va, b, vb in self.given_up], seed_rows=seeds)
+    try: res = covering_array(self.axes, 2, derive_seed(self.options.seed, "residual", self.batch),
+                              constraints=[{a: va, b: vb} for a, va, b, vb in self.given_up], seed_rows=seeds)
+    except NoCellLeft:     # every cell left holds a pair given up (an agent that never calls a tool): nothing to owe
+        why = collections.Counter(g["reason"] for g in self.given_up.values()).most_common(1)[0][0]
+        for p in todo:
+            held = next((c for c in self.plan_cells if pairs_of(cov, c) & {p}), dict(zip(p[::2], p[1::2])))
+            self.given_up[p] = {"cell": held, "reason": self.misses.get(canonical_json(held)) or
+                                f"no cell left to try: each holds a pair given up ({why})"}
+        self.cells, self.todo = [], set(); return
     self.cells = [c for c in plan_cells(res)[len(seeds):] if pairs_of(cov, c) & todo]
 
 # %% ../nbs/03_search.ipynb #faac7166

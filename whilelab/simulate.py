@@ -15,7 +15,7 @@ from .defaults import SimOptions, WorldOptions
 from .axes import Axes, default_axes
 from .cover import covering_array, coverage, plot_coverage, plan_cells, missing_pairs
 from .rollout import (situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key,
-                              hold_lock, add_usage)
+                              hold_lock, add_usage, Spend)
 from .standins import ScriptedAgent, TemplateUser
 
 # %% auto #0
@@ -38,6 +38,7 @@ class Simulation:
     stopped: str | None = None
     undeliverable: list = dataclasses.field(default_factory=list)   # plan cells the search gave up on, each with its reason
     world: str = "sandbox"                                           # what answered the tool calls
+    usage_apart: dict = dataclasses.field(default_factory=dict)     # calls on no row (a model writer's), by role
 
     def __repr__(self): return "Simulation(" + ", ".join(f"{k}={v}" for k, v in self.summary().items()) + ")"
 
@@ -81,7 +82,7 @@ def summary(self: Simulation) -> dict:
             "batches": int(self.history.sizes["batch"]) if self.history is not None else None,
             "stopped": self.stopped,
             "undeliverable_cells": int(self.history.undeliverable.values[-1]) if self.history is not None and self.history.sizes["batch"] else None,
-            "undelivered_pairs": len(self.undelivered_pairs()), **grade_summary(rows), "usage": usage_by_role(rows)}
+            "undelivered_pairs": len(self.undelivered_pairs()), **grade_summary(rows), "usage": usage_by_role(rows, self.usage_apart)}
 
 # %% ../nbs/13_simulate.ipynb #74a8b4f5
 @patch
@@ -119,15 +120,20 @@ def grade_summary(rows  # graded rows
             "ungraded": ungraded_counts(rows), "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
 
 # %% ../nbs/13_simulate.ipynb #2d67d9d8
-def usage_by_role(rows  # rows, graded or not
+def usage_by_role(rows,       # rows, graded or not
+                  apart=None  # usage of roles whose calls are on no row (a model writer's), by role
                  ) -> dict:
-    """Calls, tokens and USD of every role over `rows` (agent and person from the rows, judge from their labels);
-    unknown cost is None."""
+    """Calls, tokens and USD of every role over `rows` (agent and person from the rows, judge from their labels) and
+    `apart`, with their sum over `all_roles`; unknown cost is None."""
     total = {}
     for r in rows:
         for role, u in (r.get("usage") or {}).items(): total[role] = add_usage(total.get(role), u)
         if (r.get("judge") or {}).get("usage"): total["judge"] = add_usage(total.get("judge"), r["judge"]["usage"])
-    return dict(sorted(total.items()))
+    for role, u in (apart or {}).items(): total[role] = add_usage(total.get(role), u)
+    if not total: return {}
+    everyone = None
+    for u in total.values(): everyone = add_usage(everyone, u)
+    return {**dict(sorted(total.items())), "all_roles": everyone}
 
 # %% ../nbs/13_simulate.ipynb #44e10bd7
 NOT_IN_ROWS = ("concurrency", "flush_rows", "flush_seconds", "openings_kept",   # how fast rows are played and stored,
@@ -169,18 +175,18 @@ def _run_id(spec: AgentSpec, axes: Axes, opts: SimOptions, agent, user, world) -
 
 # %% ../nbs/13_simulate.ipynb #6b0b5d47
 def _search(spec, agent, user, axes, plan, opts, store, run_id, **kw) -> tuple:
-    """(rows, situations, history, why it stopped, undeliverable cells, whether the store holds every row graded) of
+    """(rows, situations, history, why it stopped, undeliverable cells, whether the store holds every row graded, usage on no row) of
     the five-arm search."""
     from whilelab.search import Search
     s = Search(spec, agent, user, axes, plan, opts, store=store, run_id=run_id, **kw)
     s.run()
     return (sorted(s.rows, key=row_key), s.situations, s.history_dataset(), s.stopped, s.why_undeliverable(),
-            s.graded_in_store)
+            s.graded_in_store, s.spend.apart)
 
 # %% ../nbs/13_simulate.ipynb #5ae88946
 def _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress, executor, world) -> tuple:
     "The same for the plan played once, each row graded as it is stored when the judge can."
-    from whilelab.grade import play_graded
+    from whilelab.grade import play_graded, OVER_LIMIT
     situations = [situation_from_cell(c, spec, seed=opts.seed, world=world, options=opts.world)
                   for c in plan_cells(plan)]
     played = []
@@ -189,8 +195,11 @@ def _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress, ex
                                seed=opts.seed, store=store, opts=opts.rollout, run_id=run_id, progress=progress,
                                executor=executor, finish=finish))
         return played[-1]
-    rows, in_store = play_graded(play, spec, judge, agent=agent, opts=opts.grade)
-    return rows, situations, None, played[-1].stopped or "plan played", [], in_store
+    # the judge's calls count against the run's limits after the rows' own
+    rows, in_store = play_graded(play, spec, judge, agent=agent, opts=opts.grade, spend=Spend(opts.rollout))
+    over = next((r["ungraded"] for r in rows if (r.get("ungraded") or "").startswith(OVER_LIMIT)), None)
+    stopped = played[-1].stopped or (over and over.split(": ", 1)[1]) or "plan played"
+    return rows, situations, None, stopped, [], in_store, {}
 
 # %% ../nbs/13_simulate.ipynb #cfde38d4
 def _checked_options(options, world, executor) -> SimOptions:
@@ -253,10 +262,10 @@ def simulate(agent=None,                      # the agent under test (default: t
     plan = covering_array(axes, strength=opts.strength, seed=opts.seed)
     run_id = _run_id(spec, axes, opts, agent, user, world)
     *played, order = _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world)
-    rows, situations, history, stopped, undeliverable, graded_in_store = played
+    rows, situations, history, stopped, undeliverable, graded_in_store, apart = played
     cov = coverage([delivered_cell(r) for r in rows], plan)   # pairs the plan proved impossible are not owed
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
-                     getattr(world, "name", type(world).__name__) if world is not None else "sandbox")
+                     getattr(world, "name", type(world).__name__) if world is not None else "sandbox", apart)
     if out is not None: save(sim, out, order, graded_in_store)
     _warn_if_broken(sim.summary(), opts.world)
     return sim
