@@ -48,7 +48,10 @@ def test_a_format_is_synthesised_and_accepted_back(fmt):
             for c in m.get("tool_calls") or []]
     assert sent and all(CHECK.conforms(v, fmt) for a in sent for k, v in a.items() if k in ("record_id", "value"))
     assert not [c for r in sim.rows if not r.get("flaw") for c in r["calls"] if c["status"] == "invalid"]
-    assert sim.coverage.attrs["pairs_covered"] == sim.coverage.attrs["pairs_planned"], sim.undelivered_pairs()[:3]
+    plain = [c["status"] for r in sim.rows if not r.get("flaw") and r["cell"]["world"] == "exists"
+             and r["cell"]["condition"] == "ok" for c in r["calls"]]
+    assert set(plain) <= {"ok"}, plain                   # a record that exists, no fault: every call answered
+    assert any(c["status"] == "ok" and c["tool"] == "update_record" for r in sim.rows for c in r["calls"])
 
 def test_uuid_ids_reach_every_deliverable_pair_with_the_stand_ins():
     "A plausible uuid user id is never refused: the world draws uuids and the stand-in agent reads them from the person."

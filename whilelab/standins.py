@@ -121,13 +121,19 @@ def _need(hist, tool, args):
 def _call(tool, args, n) -> dict: return assistant_msg("", [(f"call_{n}", tool, args)])
 
 # %% ../nbs/12a_standins.ipynb #e25c9147
+_LABELLED = re.compile(r"([A-Z][A-Za-z ]*?): (.+?)\.(?=\s|$)")   # 'Value: 2024-05-17.': what the person gave a field
+
 def ids_in(text: str,    # what the person said
            entity: str,  # whose ids: 'order', 'user', ...
            schema        # the tools' schema (id shapes)
           ) -> list:
     """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, whole
     numbers, or values of the format the schemas give them (a uuid)."""
-    if entity in schema.id_formats: return _ids_of_format(text, schema.id_formats[entity])
+    if entity in schema.id_formats:     # a value of the format the person gave as another field's is not an id
+        fmt = schema.id_formats[entity]
+        others = " ".join(m.group(2) for m in _LABELLED.finditer(text) if entity.replace("_", " ") not in m.group(1).lower())
+        other = set(_ids_of_format(others, fmt))
+        return [w for w in _ids_of_format(text, fmt) if w not in other]
     shapes = tuple(schema.id_shapes(entity))   # the shape drawn ids take, and the world's own ids' shapes
     if entity in schema.int_ids: return [int(x) for x in _ids_pattern(shapes, True).findall(text)]
     return _ids_pattern(shapes, False).findall(text)

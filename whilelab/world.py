@@ -482,10 +482,13 @@ def _ids_of_format(text: str,  # what the person said
                   ) -> list:
     """The words of `text` that are values of format `fmt`, in order: the ids said of an entity whose ids have a format;
     for a loose format (a uri-reference, a regex) only the words with a digit in them, as an id has."""
-    import jsonschema
-    check = jsonschema.Draft202012Validator.FORMAT_CHECKER
     words = [w.strip(".,;:!?()[]'\"") for w in str(text).split()]
-    return [w for w in words if w and check.conforms(w, fmt) and (fmt in _EXACT_FORMATS or re.search(r"\d", w))]
+    return [w for w in words if w and (fmt in _EXACT_FORMATS or re.search(r"\d", w)) and _conforms(w, fmt)]
+
+@functools.lru_cache(maxsize=1 << 16)    # a checker may parse a grammar (an iri: ~15 ms); a word recurs on every turn
+def _conforms(word: str, fmt: str) -> bool:
+    import jsonschema
+    return jsonschema.Draft202012Validator.FORMAT_CHECKER.conforms(word, fmt)
 
 
 # %% ../nbs/04_world.ipynb #d5484c67
