@@ -38,11 +38,26 @@ def _ipython_display_(self):
     from IPython.display import display
     display({**self.panel._repr_mimebundle_(), "text/html": snapshot(self.panel)}, raw=True)
 
+# %% ../nbs/14_widgets.ipynb #33cf236f
+def _person_html(person) -> str:
+    "The simulated person's trust verdict as one line of HTML; empty when none was given."
+    if person is None: return ""
+    colour = "#2ca02c" if person.trusted else "#d62728"
+    return (f"<p>person <b style='color:{colour}'>{'TRUSTED' if person.trusted else 'NOT TRUSTED'}</b> "
+            f"{html.escape(str(getattr(person, 'user', '')))}: {html.escape('; '.join(person.reasons))}</p>")
+
+def _person_said(row) -> str:
+    "Whose failure a failing row was: the rule the person broke, that it kept its brief, or that nobody checked."
+    if "person_error" not in row: return "not checked (a passing row, or rows graded without their situations)"
+    e = row["person_error"]
+    return f"broke its brief -- {e['rule']}: {e['reason']}" if e else "kept its brief: the failure is the agent's"
+
 # %% ../nbs/14_widgets.ipynb #8d416b87
 class JudgeInspector:
     "Confusion matrix, agreement and a browser of judge/gold disagreements, filterable by axis value."
-    def __init__(self, judge, rows, gold, axes=("tool", "stance", "world", "condition")):
-        self.judge = as_judge(judge)
+    def __init__(self, judge, rows, gold, axes=("tool", "stance", "world", "condition"),
+                 person=None):   # the person's trust verdict (`whilelab.people.person_trust`), shown above the matrix
+        self.judge, self.person = as_judge(judge), person
         g = _gold_dict(rows, gold)
         self.rows = [r for r in rows if row_key(r) in g]
         self.gold = [g[row_key(r)] for r in self.rows]
@@ -56,10 +71,11 @@ class JudgeInspector:
         self.position = W.Label()                # "row i of N": a reader knows how many there are to read
         self.prev_btn, self.next_btn = W.Button(description="previous"), W.Button(description="next")
         self.matrix, self.detail = W.HTML(), W.HTML()
+        self.person_line = W.HTML(_person_html(person))
         for w in [*self.filters.values(), self.kind]: w.observe(self._refresh, names="value")
         self.index.observe(self._show, names="value")
         self.prev_btn.on_click(lambda _: self._step(-1)); self.next_btn.on_click(lambda _: self._step(1))
-        self.panel = W.VBox([W.HBox(list(self.filters.values())), self.kind, self.matrix,
+        self.panel = W.VBox([W.HBox(list(self.filters.values())), self.kind, self.person_line, self.matrix,
                              W.HBox([self.prev_btn, self.index, self.position, self.next_btn]), self.detail])
         self._refresh()
 
@@ -121,6 +137,7 @@ def _show(self, *_):
                          f"<p>judge <b>{l.label}</b>: {html.escape(l.reason or '(the judge gave no reason)')}; "
                          f"gold <b>{self.gold[i]}</b></p>"
                          f"<p>conduct rules: {html.escape('; '.join(broken) or 'all pass')}</p>"
+                         f"<p>person: {html.escape(_person_said(r))}</p>"
                          f"<pre style='white-space:pre-wrap'>{html.escape(transcript(r))}</pre>")
 
 # %% ../nbs/14_widgets.ipynb #e5a5d4a8
