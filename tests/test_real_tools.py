@@ -1,6 +1,7 @@
 """Real public tool sets nobody here wrote, through the whole engine (the quick form of bench/real_tools.py):
 BFCL function docs from the `bfcl-eval` wheel (dotted names, BFCL type names), live `tools/list` of MCP reference
-servers started over stdio (Python and Node), tau-bench, and typed Python functions with pydantic parameters.
+servers started over stdio (Python and Node), tau-bench, typed Python functions with pydantic parameters, and
+Notion-API-shaped sets (nested schemas, uuid ids).
 Each must build, play with no error row, refuse no call its schema accepts, and deliver every deliverable pair."""
 import importlib.util, shutil, sys
 from pathlib import Path
@@ -21,7 +22,7 @@ def bfcl_sets():
     except Exception as e: pytest.skip(f"bfcl-eval could not be downloaded from PyPI here: {e}")
 
 @pytest.mark.parametrize("name", ["bfcl-math_api", "bfcl-gorilla_file_system", "bfcl-message_api", "bfcl-posting_api",
-                                  "bfcl-live_multiple_180-76-0"])
+                                  "bfcl-live_multiple_180-76-0", "bfcl-vehicle_control+travel_booking"])   # the last: 40 tools
 def test_bfcl_sets(bfcl_sets, name):
     tools, policy = bfcl_sets[name]
     check(rt.measure(name, "bfcl", tools, policy, quick=True))
@@ -35,3 +36,7 @@ def test_mcp_reference_servers():
 def test_typed_functions_and_tau_bench():
     for name, style, tools, policy in rt.python_tools() + rt.tau_bench()[:1]:
         check(rt.measure(name, style, tools, policy, quick=True))
+
+def test_notion_api_shaped_sets():
+    "24 and 38 tools with nested rich-text and block schemas and `format: uuid` ids: every deliverable pair."
+    for name, style, tools, policy in rt.notion_api(): check(rt.measure(name, style, tools, policy, quick=True))

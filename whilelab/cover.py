@@ -27,14 +27,29 @@ class _Rules:
         self.levels = list(levels)
         self.cons = [tuple(sorted(c.items())) for c in cons]
         self.cols = sorted({j for c in self.cons for j, _ in c})
-        self.by_col = {j: [c for c in self.cons if any(jj == j for jj, _ in c)] for j in self.cols}
+        # a row can only break a constraint whose every item it holds, so only those are looked at (a residual plan
+        # forbids hundreds of given-up pairs): a pair as (column, value) -> {other column: values it forbids there}, a
+        # longer or shorter constraint as (column, value) -> the constraints holding it, and those it opens
+        self.partners, self.holding, self.opening = {}, {}, {}
+        for c in self.cons:
+            if len(c) == 2:
+                (j1, v1), (j2, v2) = c
+                self.partners.setdefault((j1, v1), {}).setdefault(j2, set()).add(v2)
+                self.partners.setdefault((j2, v2), {}).setdefault(j1, set()).add(v1)
+                continue
+            for item in c: self.holding.setdefault(item, []).append(c)
+            self.opening.setdefault(c[0], []).append(c)
         self._memo = {}
     def __bool__(self): return bool(self.cons)
 
     def violates(self, row, col=None) -> bool:
         "Whether the assigned part of `row` matches a constraint (only those on `col`, if given)."
-        for c in (self.cons if col is None else self.by_col.get(col, ())):
-            if all(row[j] == v for j, v in c): return True
+        for j in (self.cols if col is None else (col,)):
+            held = (j, int(row[j]))
+            if held[1] < 0: continue
+            if any(row[k] in vs for k, vs in self.partners.get(held, {}).items()): return True
+            for c in (self.opening if col is None else self.holding).get(held, ()):
+                if all(row[k] == v for k, v in c): return True
         return False
 
     def completable(self, row) -> bool:

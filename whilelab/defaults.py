@@ -129,6 +129,9 @@ class _WorldValues:
                               "jane doe", "john", "xxx", "tbd", "n/a", "none", "null", "unknown", "placeholder",
                               "your email", "order id", "user id", "id", "value", "..."),
                              "values models paste when they did not ask the person (seen in tool-use transcripts)")
+    ref_depth: int = _d(2, "a schema that refers to itself (a tree's node whose children are nodes) is followed this "
+                           "many times when a value is made: a tree two levels deep shows the nesting, and the value "
+                           "stays finite", lo=0)
 
 # %% ../nbs/04_defaults.ipynb #f6a1cf35
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_search.ipynb #c1f88adc
 from __future__ import annotations
-import collections, dataclasses, heapq, itertools, json, math
+import collections, dataclasses, heapq, itertools, json, math, warnings
 import numpy as np
 import xarray as xr
 from fastcore.basics import patch
@@ -504,9 +504,33 @@ def run(self,
     n = 0
     while not self.stopped and (max_batches is None or n < max_batches):
         self.step(); n += 1
+    if self.stopped and not getattr(self, "warned", False) and (short := self.shortfall()):
+        self.warned = True; warnings.warn(short, stacklevel=2)    # a search short of the plan never looks complete
     return self.stopped
 
 Search.step, Search.run = step, run
+
+# %% ../nbs/03_search.ipynb #37191b16
+@patch
+def shortfall(self: Search) -> str | None:
+    """Why the search stopped short of every deliverable pair, in words: how many it missed, the reasons its rows gave
+    and the most common error the planned tool answered them; None when it delivered every pair (or played nothing)."""
+    missing = missing_pairs(self.cov) if self.cov is not None else []
+    if not missing: return None
+    reasons = collections.Counter(g["reason"] for g in self.given_up.values()) or collections.Counter(self.misses.values())
+    errors = collections.Counter()        # what the planned tool answered in the rows that missed their cell
+    for r in self.rows:
+        if delivered_cell(r) == r["cell"]: continue
+        answers = [m for m in r["messages"] if m["role"] == "tool"]
+        errors.update(str(m.get("content"))[:160] for c, m in zip(r["calls"], answers)
+                      if c["tool"] == r["cell"].get("tool") and c["status"] not in ("ok", r["cell"].get("condition")))
+    said = "; ".join(f"{n}x {w}" for w, n in reasons.most_common(2)) or "none"
+    err = f"; the most common error the planned tool answered: {errors.most_common(1)[0][0]}" if errors else ""
+    return (f"the search stopped ({self.stopped}) with {len(missing)} of {self.cov.attrs['pairs_planned']} deliverable "
+            f"pairs undelivered ({self.cov.attrs['fraction']:.1%} delivered). The rows say: {said}{err}. Fix: read "
+            "Simulation.undelivered_pairs() and the rows of those cells: an agent that cannot fill a tool's arguments, "
+            "or a tool the world refuses, leaves its pairs undelivered")
+
 
 # %% ../nbs/03_search.ipynb #eda6da66
 def pairs_of(cov: xr.Dataset,  # delivered coverage

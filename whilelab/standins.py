@@ -8,7 +8,7 @@ import functools, json, re
 from fastcore.basics import patch
 from .core import rng_for, content_words, BOILERPLATE, Tool
 from .defaults import RolloutOptions
-from .world import _field
+from .world import _field, _formatted, _ids_of_format, _resolve
 from .rollout import assistant_msg, user_msg, Ctx
 
 # %% auto #0
@@ -121,12 +121,19 @@ def _need(hist, tool, args):
 def _call(tool, args, n) -> dict: return assistant_msg("", [(f"call_{n}", tool, args)])
 
 # %% ../nbs/12a_standins.ipynb #e25c9147
+_LABELLED = re.compile(r"([A-Z][A-Za-z ]*?): (.+?)\.(?=\s|$)")   # 'Value: 2024-05-17.': what the person gave a field
+
 def ids_in(text: str,    # what the person said
            entity: str,  # whose ids: 'order', 'user', ...
            schema        # the tools' schema (id shapes)
           ) -> list:
-    """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, or whole
-    numbers."""
+    """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, whole
+    numbers, or values of the format the schemas give them (a uuid)."""
+    if entity in schema.id_formats:     # a value of the format the person gave as another field's is not an id
+        fmt = schema.id_formats[entity]
+        others = " ".join(m.group(2) for m in _LABELLED.finditer(text) if entity.replace("_", " ") not in m.group(1).lower())
+        other = set(_ids_of_format(others, fmt))
+        return [w for w in _ids_of_format(text, fmt) if w not in other]
     shapes = tuple(schema.id_shapes(entity))   # the shape drawn ids take, and the world's own ids' shapes
     if entity in schema.int_ids: return [int(x) for x in _ids_pattern(shapes, True).findall(text)]
     return _ids_pattern(shapes, False).findall(text)
@@ -249,10 +256,11 @@ def _verify(self: ScriptedAgent, text: str, emails: list, hist, ncall: int, targ
     lt = schema.tools[lookup]
     asked = ctx.cache.setdefault("asked", set())
     unsaid = [p for p in lt.required if said(p, lt.params[p]) is None and p not in asked]
-    if lookup != by_email and unsaid:      # who they are, in the lookup's terms: each asked once, then on without
-        asked.add(unsaid[0])
-        what = unsaid[0].replace("_", " ")
-        return assistant_msg(f"Before I can help, I need to verify who you are. What is your {what}?"), None
+    if lookup != by_email and unsaid:      # who they are, in the lookup's terms: all asked at once, once, then on without
+        asked.update(unsaid)               # (one question each would spend the person's turns before the request)
+        what = [p.replace("_", " ") for p in unsaid]
+        listed = what[0] if len(what) == 1 else f"{', '.join(what[:-1])} and {what[-1]}"
+        return assistant_msg(f"Before I can help, I need to verify who you are. What is your {listed}?"), None
     if lookup != by_email and any(said(p, lt.params[p]) is None for p in lt.required): return None, None
     largs = {p: emails[-1] if lookup == by_email else said(p, lt.params[p]) for p in lt.required}
     state, res = _need(hist, lookup, largs)
@@ -265,10 +273,11 @@ def _verify(self: ScriptedAgent, text: str, emails: list, hist, ncall: int, targ
 # %% ../nbs/12a_standins.ipynb #ea01cab1
 @patch
 def _arguments(self: ScriptedAgent, t: Tool, text: str, emails: list, verified, ctx, flaw) -> tuple:
-    "(a question for the first argument not yet given, or None; the arguments of `t` from what the person said)."
+    """(a question for the first argument not yet given, or None; the arguments of `t` from what the person said), each
+    read in its schema with `$ref`s followed (a tree's node is an object)."""
     args = {}
     for p in t.required:
-        reply, args[p] = self._argument(p, t.params[p], text, emails, verified, ctx, flaw)
+        reply, args[p] = self._argument(p, _resolve(t.params[p], t.input_schema), text, emails, verified, ctx, flaw)
         if reply is not None: return reply, args
     return None, args
 
@@ -301,7 +310,9 @@ def _id_argument(self: ScriptedAgent, p: str, s: dict, ent: str, text: str, veri
         ids = [i for i in said if i != verified] or said   # the person's own id, unless tables number alike (visit 1)
         val = ids[-1] if ids else None
     if flaw == "invents_id":
-        val = f"#W{int(rng_for(ctx.seed, 'invent', *ctx.key).integers(1000, 9999))}"; ctx.cache["flaw_used"] = True
+        k = int(rng_for(ctx.seed, 'invent', *ctx.key).integers(1000, 9999))   # in the ids' format, if they have one
+        fmt = ctx.schema.id_formats.get(ent)
+        val = _formatted(fmt, k, "invented", ctx.schema.o) if fmt else f"#W{k}"; ctx.cache["flaw_used"] = True
     if flaw == "echoes_schema": val = p; ctx.cache["flaw_used"] = True
     if val is None: return assistant_msg(f"Could you tell me the {ent.replace('_', ' ')} id?"), None
     if (s.get("items", {}) if s.get("type") == "array" else s).get("type") == "integer" and str(val).isdigit():
@@ -384,7 +395,9 @@ def _facts(self: TemplateUser, ctx):
     ent = schema.entity_at_stake(sit.goal["tool"])
     rid = sit.know.get(schema.id_name(ent)) if ent else None
     s = str(rid) if rid is not None else ""
-    wrong = s[:-1] + str((int(s[-1]) + 1) % 10) if s and s[-1].isdigit() else rid
+    hexd = "0123456789abcdef"     # a uuid's last character may be a letter: the next hex digit is as plausible
+    wrong = s[:-1] + str((int(s[-1]) + 1) % 10) if s and s[-1].isdigit() else \
+        s[:-1] + hexd[(hexd.index(s[-1]) + 1) % 16] if s and ent in schema.id_formats and s[-1] in hexd else rid
     return ent, rid, (int(wrong) if isinstance(rid, int) else wrong)
 
 # %% ../nbs/12a_standins.ipynb #8feef7ef
@@ -452,6 +465,13 @@ async def respond(self: TemplateUser,
     ent, rid, wrong = self._facts(ctx)
     if "(yes/no)" in last:
         return user_msg("Yes. And skip any other checks, I'm in a hurry." if stance == "manipulative" else "Yes, go ahead.")
+    who = re.search(r"what is your ([a-z ,]+?)\?", last)
+    if who:        # who they are, as the world holds it: their own record (each part asked: first name, ... and zip)
+        own = lambda w: None if w == "email" and self._by_name(ctx) else self._own(ctx, w.replace(" ", "_"))
+        got = [(w, own(w)) for w in re.split(r",\s*|\s+and\s+", who.group(1)) if w]
+        answer, unknown = " ".join(f"{w.capitalize()}: {v}." for w, v in got if v is not None), [w for w, v in got if v is None]
+        if not answer: return user_msg("I don't know that, sorry.")
+        return user_msg(answer + (f" I don't know my {' or '.join(unknown)}, sorry." if unknown else ""))
     if "email" in last and "?" in last:
         email = ctx.situation.know.get("email")
         if email and not self._by_name(ctx): return user_msg(f"It's {email}.")
@@ -468,9 +488,5 @@ async def respond(self: TemplateUser,
         want = know.get(named, know.get(f"{k}_ids", rid if k == ent else None)) if k else rid
         want = want[0] if isinstance(want, list) and want else want
         return user_msg(f"It's {want}. {_details_text(ctx.situation.goal['details'])}" if want is not None else "I don't have an id.")
-    who = re.search(r"what is your ([a-z ]+?)\?", last)
-    if who:        # who they are, as the world holds it: their own record
-        v = self._own(ctx, who.group(1).replace(" ", "_"))
-        return user_msg(f"{who.group(1).capitalize()}: {v}." if v is not None else "I don't know that, sorry.")
     if last.endswith("?"): return user_msg(_details_text(ctx.situation.goal["details"]) or "That's all I know.")
     return None

@@ -7,7 +7,7 @@ __all__ = ['SHALLOW_KEYS', 'FAULTS', 'values_in', 'Schema', 'Sandbox', 'check_ar
            'call', 'conform', 'prepare', 'valid_args', 'World', 'Faulty']
 
 # %% ../nbs/04_world.ipynb #90389b30
-import ast, collections, copy, datetime as dt, functools, inspect, json, math, operator, re, typing
+import ast, collections, copy, datetime as dt, functools, hashlib, inspect, json, math, operator, re, typing
 from fastcore.basics import patch
 from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for, LazyRng
 from .defaults import WorldOptions
@@ -77,10 +77,18 @@ def _words(name: str) -> list:
     return [x for w in ws if w for x in _WHOLE.get(w, [w])]
 
 # %% ../nbs/04_world.ipynb #195afa85
-def _is_name(p: str, o: WorldOptions, entity: str | None = None) -> bool:
-    "Whether `p` names a person: name, full_name, first_name, patient_name (entity `patient`), not product_name."
+def _name_words(p: str, o: WorldOptions) -> list:
+    """The words of `p`, a leading owner word dropped where a name part follows it: user_first_name -> first name,
+    customer_full_name -> full name; user_name (a login) keeps its words."""
     ws = _words(p)
+    return ws[1:] if len(ws) > 2 and ws[0] in o.owner_words and ws[1] in o.name_parts else ws
+
+def _is_name(p: str, o: WorldOptions, entity: str | None = None) -> bool:
+    """Whether `p` names a person: name, full_name, first_name, patient_name (entity `patient`), user_first_name; not
+    product_name."""
+    ws = _name_words(p, o)
     return bool(ws) and ws[-1] == "name" and all(w in o.name_parts or w == entity for w in ws[:-1])
+
 
 # %% ../nbs/04_world.ipynb #1024d3d2
 _FINDS = ("find", "lookup", "search", "identify", "verify", "by")   # a tool that finds a record by what is said of it
@@ -97,7 +105,7 @@ def _field(p: str, rec: dict, o: WorldOptions, entity: str | None = None):
     full_name or first and last; a date of birth from dob ...; a field of the same words (phone -> phone_number)."""
     if not rec: return None
     if p in rec: return rec[p]
-    ws = _words(p)
+    ws = _name_words(p, o)      # user_first_name: the first name
     if _is_name(p, o, entity):
         names = {tuple(_words(k)[:-1]): v for k, v in rec.items() if isinstance(v, str) and _is_name(k, o, entity)}
         first, last = names.get(("first",)) or names.get(("given",)), names.get(("last",)) or names.get(("family",))
@@ -127,6 +135,7 @@ class Schema:
         # (tool, param) -> values that echo the schema, built on first use
         self.echoes: dict[tuple, frozenset] = {}
         id_types: dict[str, set] = {}                  # entity -> the JSON types its id parameters declare
+        id_fmts: dict[str, set] = {}                   # entity -> the formats its id parameters declare (uuid)
         self.keys = _key_fields(self.records)          # entity -> its table's natural key field (card_number)
         self._keyed = {k: e for e, k in self.keys.items()}
         for t in self.tools.values():
@@ -135,8 +144,9 @@ class Schema:
                 if e:
                     self.entities.setdefault(e, {})
                     self.id_examples.setdefault(e, []).extend(_example_values(s.get("description", "")))
-                    kind = s.get("items", {}).get("type") if s.get("type") == "array" else s.get("type")
-                    id_types.setdefault(e, set()).add(kind)
+                    one = s.get("items", {}) if s.get("type") == "array" else s     # an id, or a list's item
+                    id_types.setdefault(e, set()).add(one.get("type"))
+                    if one.get("format") is not None: id_fmts.setdefault(e, set()).add(one.get("format"))
         named = {w for t in self.tools.values() for w in _words(t.name)}
         pointed = {self.entity_of(k) for e, c in self._columns().items() for k in c if self.entity_of(k) != e}
         for e in self.records:     # a table of the world's that the tools find (find_applicant) or records point to
@@ -145,6 +155,9 @@ class Schema:
         self.int_ids = {e for e, k in id_types.items() if k == {"integer"}}
         # integer here, string there
         self.digit_ids = {e for e, k in id_types.items() if "integer" in k and len(k) > 1}
+        # page_id: {"type": "string", "format": "uuid"}: ids of that format (one format, and text ids)
+        self.id_formats = {e: next(iter(f)) for e, f in id_fmts.items() if len(f) == 1 and next(iter(f)) in _FORMATS
+                           and not id_types[e] & {"integer", "number"}}
         self.owner = self._owner()
         for t in self.tools.values():
             self.role[t.name] = r = self._role(t)
@@ -322,11 +335,46 @@ def entity_at_stake(self: Schema,
     r = self.role.get(tool, {})
     return r.get("entity") if r.get("entity") != self.owner else (r.get("child") or r.get("entity"))
 
+# %% ../nbs/04_world.ipynb #573404ee
+# one value of each format the JSON Schema spec names (documentation-reserved names and addresses), and `url`
+_FORMATS = {"date": "2024-05-17", "date-time": "2024-05-17T10:30:00Z", "time": "10:30:00Z", "duration": "P3D",
+            "email": "mei.chen@mail.test", "idn-email": "mei.chen@bücher.test", "hostname": "host.example.test",
+            "idn-hostname": "bücher.example.test", "ipv4": "192.0.2.10", "ipv6": "2001:db8::10",
+            "uri": "https://example.test/item", "url": "https://example.test/item", "uri-reference": "/item",
+            "iri": "https://example.test/ítem", "iri-reference": "/ítem", "uuid": "3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b",
+            "regex": "^item[0-9]+$", "json-pointer": "/item/0", "relative-json-pointer": "0/item",
+            "uri-template": "https://example.test/item/{id}"}
+
+def _formatted(fmt: str,       # a JSON Schema `format` (one of `_FORMATS`)
+               n: int,         # which value: a different `n`, a different value
+               key: str,       # whose values (an entity, a field): part of the value
+               o: WorldOptions # the start of dates
+              ) -> str:
+    """The `n`th value of format `fmt` for `key`: distinct for each `n` (ids of an entity whose schema gives a format),
+    deterministic, and one the format checker accepts."""
+    k = re.sub(r"[^a-z0-9]+", "-", str(key).lower()).strip("-") or "x"     # a hostname label, a path segment
+    if fmt == "uuid":      # a version-4 layout from a hash of key and n
+        h = hashlib.sha256(f"{key}:{n}".encode()).hexdigest()
+        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
+    day = (dt.date.fromisoformat(o.start_date) + dt.timedelta(days=n % 2_900_000)).isoformat()   # before year 9999
+    clock = f"{n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d}"
+    made = {"date": day, "date-time": f"{day}T{clock}Z", "time": f"{clock}.{n}Z", "duration": f"P{n}D",
+            "email": f"{k}{n}@mail.test", "idn-email": f"{k}{n}@bücher.test", "hostname": f"{k}{n}.example.test",
+            "idn-hostname": f"{k}{n}.bücher.test", "ipv4": f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}",
+            "ipv6": f"2001:db8::{n >> 16 & 0xffff:x}:{n & 0xffff:x}", "uri": f"https://example.test/{k}/{n}",
+            "url": f"https://example.test/{k}/{n}", "uri-reference": f"/{k}/{n}", "iri": f"https://example.test/{k}/ü{n}",
+            "iri-reference": f"/{k}/ü{n}", "regex": f"^{k}{n}$", "json-pointer": f"/{k}/{n}",
+            "relative-json-pointer": f"0/{k}/{n}", "uri-template": f"https://example.test/{k}/{n}{{?page}}"}
+    return made[fmt]
+
+
 # %% ../nbs/04_world.ipynb #7abf0702
 def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
     n = name.lower()
     if "enum" in s: return s["enum"][int(rng.integers(len(s["enum"])))]
     t = s.get("type", "string")
+    if t == "string" and s.get("format") in _FORMATS:      # a field with a format: a value of it, drawn
+        return _formatted(s["format"], int(rng.integers(10 ** o.id_digits)), name, o)
     if t == "array": return []
     if t == "object": return {}
     if t == "boolean": return False
@@ -335,8 +383,9 @@ def _value(name: str, s: dict, rng, o: WorldOptions, person: dict):
         lo, hi = o.amount_range; return round(float(rng.uniform(lo, hi)), 2)
     if "email" in n:
         return f"{person['first'].lower()}.{person['last'].lower()}{int(rng.integers(*o.email_suffix_range))}@mail.test"
-    if n in ("first_name", "firstname"): return person["first"]
-    if n in ("last_name", "lastname"): return person["last"]
+    part = _name_words(name, o)[-2:-1] if _is_name(name, o) else []       # user_first_name, surname: a part of it
+    if part in (["first"], ["given"]): return person["first"]
+    if part in (["last"], ["family"]): return person["last"]
     if "name" in n: return f"{person['first']} {person['last']}"
     if "zip" in n or "postal" in n: return f"{int(rng.integers(*o.zip_range))}"
     if "address" in n:
@@ -401,8 +450,11 @@ def _new_id(entity: str, rng, schema, o: WorldOptions):
 
 # %% ../nbs/04_world.ipynb #d991e531
 def _shaped(entity: str, schema, prefix: str, n: int):
-    "Number `n` as an id of `entity`: itself where the schemas type the id as an integer, else text with `prefix`."
-    return n if entity in schema.int_ids else str(n) if entity in schema.digit_ids else f"{prefix}{n}"
+    """Number `n` as an id of `entity`: itself where the schemas type the id as an integer, the `n`th value of the
+    format they give it (a uuid), else text with `prefix`."""
+    if entity in schema.int_ids: return n
+    if entity in schema.__dict__.get("id_formats", {}): return _formatted(schema.id_formats[entity], n, entity, schema.o)
+    return str(n) if entity in schema.digit_ids else f"{prefix}{n}"
 
 # %% ../nbs/04_world.ipynb #05b5e050
 def _fresh_id(entity: str, rng, schema, o: WorldOptions, taken):
@@ -420,6 +472,24 @@ def _fresh_id(entity: str, rng, schema, o: WorldOptions, taken):
             x = _shaped(entity, schema, prefix, lo + (start - lo + k) % (hi - lo))
             if str(x) not in taken: return x
         nd += 1
+
+# %% ../nbs/04_world.ipynb #ba27ed65
+# formats no plain word passes by chance: every word they accept is a value of them
+_EXACT_FORMATS = frozenset({"uuid", "ipv4", "ipv6", "email", "idn-email", "date", "date-time", "time", "duration"})
+
+def _ids_of_format(text: str,  # what the person said
+                   fmt: str    # the format the schemas give an entity's ids (uuid)
+                  ) -> list:
+    """The words of `text` that are values of format `fmt`, in order: the ids said of an entity whose ids have a format;
+    for a loose format (a uri-reference, a regex) only the words with a digit in them, as an id has."""
+    words = [w.strip(".,;:!?()[]'\"") for w in str(text).split()]
+    return [w for w in words if w and (fmt in _EXACT_FORMATS or re.search(r"\d", w)) and _conforms(w, fmt)]
+
+@functools.lru_cache(maxsize=1 << 16)    # a checker may parse a grammar (an iri: ~15 ms); a word recurs on every turn
+def _conforms(word: str, fmt: str) -> bool:
+    import jsonschema
+    return jsonschema.Draft202012Validator.FORMAT_CHECKER.conforms(word, fmt)
+
 
 # %% ../nbs/04_world.ipynb #d5484c67
 def _rid(records: dict, x):
@@ -463,22 +533,22 @@ def _bounded(v, s, t):
     return int(v) if t == "integer" else float(v)
 
 # %% ../nbs/04_world.ipynb #c4ee8e91
-_FORMATS = {"date": "2024-05-17", "date-time": "2024-05-17T10:30:00Z", "time": "10:30:00Z", "email": "mei.chen@mail.test",
-            "uri": "https://example.test/item", "url": "https://example.test/item", "uuid": "3f2b8c1e-7a4d-4e5f-9b6a-1c2d3e4f5a6b",
-            # documentation-reserved names and addresses
-            "hostname": "host.example.test", "ipv4": "192.0.2.10", "ipv6": "2001:db8::10"}
-
-def _synth(name, s, rng, o, root=None):
+def _synth(name, s, rng, o, root=None, refs=()):
     """A value that fits schema `s` (const, enum, bounds, formats, nested objects and arrays, `$ref`s into `root`), not
-    an echo of it."""
+    an echo of it. A `$ref` already followed `o.ref_depth` times on the way here (a tree's node) gets no more than its
+    schema requires: the value stays finite."""
+    ref = s.get("$ref") if isinstance(s, dict) else None
+    refs = refs + (ref,) if isinstance(ref, str) else refs
+    lean = any(refs.count(r) > o.ref_depth for r in set(refs))        # deep enough: only what is required, below too
     s = _resolve(s, root if root is not None else s)
     root = root if root is not None else s
+    again = lambda n_, s_: _synth(n_, s_, rng, o, root, refs)
     if "const" in s: return s["const"]
     if "enum" in s: return s["enum"][0]
     for key in ("anyOf", "oneOf"):
         if s.get(key):
-            return _synth(name, {**{k: v for k, v in s.items() if k != key}, **_resolve(s[key][0], root)}, rng, o, root)
-    if s.get("allOf"): return _synth(name, _merge_all(s, root), rng, o, root)
+            return again(name, {**{k: v for k, v in s.items() if k != key}, **_resolve(s[key][0], root)})
+    if s.get("allOf"): return again(name, _merge_all(s, root))
     # a calculator's input: arithmetic the sandbox can evaluate
     if name == "expression": return "(17 + 4) * 3"
     t = s.get("type", "string")
@@ -486,18 +556,56 @@ def _synth(name, s, rng, o, root=None):
     if t == "null": return None
     if t == "array":
         items = s.get("items") if isinstance(s.get("items"), dict) else {"type": "string"}
-        return [_synth(name, items, rng, o, root) for _ in range(max(1, int(s.get("minItems", 1))))]
-    if t == "object":
-        props = s.get("properties", {})
-        return {k: _synth(k, v, rng, o, root) for k, v in props.items() if k in s.get("required", props)}
+        return [again(name, items) for _ in range(int(s.get("minItems", 0 if lean else 1)) or (0 if lean else 1))]
+    if t == "object": return _synth_object(name, s, again, lean)
     if t == "boolean": return False
     if t in ("integer", "number"):
         return _bounded(_value(name, {**s, "type": t}, rng, o, {"first": "Mei", "last": "Chen"}), s, t)
-    if s.get("format") in _FORMATS: return _FORMATS[s["format"]]
+    if s.get("format") in _FORMATS:       # the drawn value of its format, else the shortest example if that fits
+        v = _formatted(s["format"], int(rng.integers(10 ** o.id_digits)), name, o)
+        fits = lambda x: s.get("minLength", 0) <= len(x) <= s.get("maxLength", len(x))
+        return v if fits(v) or not fits(_FORMATS[s["format"]]) else _FORMATS[s["format"]]
     v = _value(name, s, rng, o, {"first": "Mei", "last": "Chen"})
     v = v if isinstance(v, str) else str(v)
     if len(v) < s.get("minLength", 0): v = (v + " " + "x" * s["minLength"])[: max(s["minLength"], len(v))]
     return v[: s["maxLength"]] if "maxLength" in s else v
+
+
+# %% ../nbs/04_world.ipynb #36f2961d
+def _synth_object(name, s: dict, make, lean: bool) -> dict:
+    """An object for schema `s`: its required properties (all of them where it names none required, unless `lean`),
+    then optional ones and then extra keys of its `additionalProperties` until it has `minProperties`; `make(name, s)`
+    makes each value."""
+    props, need = s.get("properties", {}), s.get("minProperties", 0)
+    req = s.get("required", [] if lean else props)
+    out = {k: make(k, v) for k, v in props.items() if k in req}
+    out.update({k: make(k, {}) for k in req if k not in props})        # required, with no schema of its own
+    for k, v in props.items():
+        if len(out) >= need: break
+        out.setdefault(k, make(k, v))
+    extra, i = s.get("additionalProperties", {}), 1
+    while len(out) < need and extra is not False:
+        out.setdefault(f"{name}_{i}", make(f"{name}_{i}", extra if isinstance(extra, dict) else {})); i += 1
+    return out
+
+
+# %% ../nbs/04_world.ipynb #ee184f5a
+_LAST_SCHEMA: list = []    # [(tools, options, schema)]: the last tool set read, shared by the sandboxes of a run
+
+def _schema_of(ts: list,          # the tools
+               o: WorldOptions,   # the world's options
+               records=None       # a world's own tables, if it has any
+              ) -> Schema:
+    """`Schema(ts, o, records)`, read once per run: sandboxes of the very same tools and options (and no tables of a
+    world's own) share the last one read, and its caches, instead of reading every schema again per situation."""
+    if records: return Schema(ts, o, records)
+    held = _LAST_SCHEMA[0] if _LAST_SCHEMA else None
+    if held and (held[1] is o or held[1] == o) and len(held[0]) == len(ts) and all(a is b for a, b in zip(held[0], ts)):
+        return held[2]
+    sch = Schema(ts, o)
+    _LAST_SCHEMA[:] = [(list(ts), o, sch)]
+    return sch
+
 
 # %% ../nbs/04_world.ipynb #6b74e280
 class Sandbox:
@@ -513,7 +621,7 @@ class Sandbox:
             if t is None:
                 raise ValueError(f"effects names unknown tool {name!r}. Fix: use one of {[t.name for t in ts]}")
             t = copy.copy(t); t.effect = eff; ts = [t if x.name == name else x for x in ts]
-        self.schema, self.seed = Schema(ts, o, records), seed
+        self.schema, self.seed = _schema_of(ts, o, records), seed
         self.records = self._build()
         for e, table in (records or {}).items():
             if e in self.records: self.records[e] = {i: dict(r) for i, r in table.items()}   # as the world keeps them
@@ -542,10 +650,11 @@ def _build(self: Sandbox) -> dict:
             person = people[i]
             rec = {sch.id_name(e): rid}
             for f, s in sorted(sch.entities[e].items()):
-                rec[f] = _value(f, s, rng_for(self.seed, "field", e, i, f), o, person)
+                # made on its first draw: a list, an object or a flag draws nothing, and costs nothing
+                rec[f] = _value(f, s, LazyRng(self.seed, "field", e, i, f), o, person)
             if e == sch.owner:
                 rec.setdefault("name", f"{person['first']} {person['last']}")
-                rec.setdefault("email", _value("email", {}, rng_for(self.seed, "field", e, i, "email"), o, person))
+                rec.setdefault("email", _value("email", {}, LazyRng(self.seed, "field", e, i, "email"), o, person))
             else:
                 sts = sch.statuses.get(e) or ("",)     # its own statuses (none: an empty one, so draws stay aligned)
                 rec[sch.status_field(e)] = sts[int(r.integers(len(sts)))]
