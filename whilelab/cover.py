@@ -517,11 +517,13 @@ def _row_count(cells) -> int:
     return sum(isinstance(c, dict) and isinstance(c.get("cell"), dict) for c in cells)
 
 # %% ../nbs/02_cover.ipynb #c67f991b
-def _cells_of(cells) -> list[dict]:
+def _cells_of(cells, cell_of=None) -> list[dict]:
+    "Each of `cells` as a dict of axis -> str value: a plan's cells, cell dicts, or rows' cells (`cell_of(row)` if given)."
     if isinstance(cells, xr.Dataset): return plan_cells(cells)
     out = []
     for c in cells:
-        c = c.get("cell", c) if isinstance(c, dict) else c
+        is_row = isinstance(c, dict) and "cell" in c
+        c = (cell_of(c) if cell_of else c["cell"]) if is_row else c
         if not isinstance(c, dict): raise TypeError(f"a cell must be a dict of axis -> value, got {type(c).__name__}")
         out.append({k: str(v) for k, v in c.items()})
     return out
@@ -561,11 +563,13 @@ def _pair_counts(a, b, levels, cl, impossible) -> tuple:
 
 # %% ../nbs/02_cover.ipynb #e39e0d7d
 def coverage(cells,      # a plan, cell dicts, or rows (dicts with a `cell`)
-             axes=None  # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
+             axes=None,  # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
+             cell_of=None  # a row's cell as counted, e.g. `rollout.delivered_cell` (default: the row's `cell`)
             ) -> xr.Dataset:
-    "Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values."
+    """Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values.
+    attrs: pairs_planned, pairs_covered, fraction, n_cells (cells or rows counted), distinct_cells, rollouts (rows)."""
     cells = cells if isinstance(cells, xr.Dataset) else list(cells)
-    cl = _cells_of(cells)
+    cl = _cells_of(cells, cell_of)
     levels, cons, unc = _planned(cells, cl, axes)
     impossible = {frozenset((a, str(v)) for a, v in u.items()) for u in [*cons, *unc] if len(u) == 2}
     counts = {f"{a}__{b}": _pair_counts(a, b, levels, cl, impossible) for a, b in itertools.combinations(levels, 2)}
@@ -643,7 +647,7 @@ def plot_coverage(cov: xr.Dataset,               # what `coverage` returned
     top.set_xticks(mids, names, fontsize=9); right.set_yticks(mids, names, fontsize=9)
     cb = fig.colorbar(im, ax=ax, shrink=0.6, pad=0.12, label="cells holding the pair")
     cb.set_ticks([b + 0.5 for b in bins[:-1]], labels=[str(int(b + 0.5)) for b in bins[:-1]])
-    held = (f"{cov.attrs['rollouts']} rollouts over {cov.attrs['distinct_cells']} cells" if cov.attrs.get("rollouts")
+    held = (f"{cov.attrs['rollouts']:,} rollouts over {cov.attrs['distinct_cells']:,} distinct cells" if cov.attrs.get("rollouts")
             else f"{cov.attrs.get('n_cells', '?')} cells")
     pairs = f"{cov.attrs['pairs_covered']}/{cov.attrs['pairs_planned']} pairs ({cov.attrs['fraction']:.0%})"
     ax.set_title(f"{title}: {pairs}, {held}", fontsize=10, pad=28)

@@ -277,6 +277,6 @@ def refresh(self):
     from whilelab.cover import coverage, plot_coverage
     from whilelab.rollout import delivered_cell
     self.history_img.value = _png(plot_history(s.history_dataset()))
-    self.coverage_img.value = _png(plot_coverage(coverage([delivered_cell(r) for r in s.rows], s.plan), "delivered"))
+    self.coverage_img.value = _png(plot_coverage(coverage(s.rows, s.plan, cell_of=delivered_cell), "delivered"))
 
 SearchPanel.refresh, SearchPanel._ipython_display_ = refresh, _ipython_display_
