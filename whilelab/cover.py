@@ -657,28 +657,40 @@ def save_figure(fig,                 # a matplotlib figure
     return path
 
 
+# %% ../nbs/02_cover.ipynb #9be97e7c
+def _unseen_ticks(ax) -> list:
+    "Tick labels matplotlib keeps but does not draw: those outside the axis's view."
+    out = []
+    for axis, i in ((ax.xaxis, 0), (ax.yaxis, 1)):
+        lo, hi = sorted(axis.get_view_interval())
+        eps = 1e-9 * max(1.0, abs(hi - lo))
+        out += [t for t in axis.get_ticklabels(which="both") if not lo - eps <= t.get_position()[i] <= hi + eps]
+    return out
+
 # %% ../nbs/02_cover.ipynb #a20cf504
 def figure_problems(fig,                                # a matplotlib figure
                     options: FigureOptions | None = None  # its smallest readable text (`font_min`)
                    ) -> list[str]:
-    "What would not print: text under `font_min` points, text outside the figure, tick labels that overlap."
+    "What would not print: text under `font_min` points, text outside the figure, two texts over each other."
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     o = options or FigureOptions()
     if not hasattr(fig.canvas, "get_renderer"): FigureCanvasAgg(fig)      # measured as it prints, with any backend
     fig.canvas.draw()
-    r, box, out = fig.canvas.get_renderer(), fig.bbox, []
+    r, box, out, seen = fig.canvas.get_renderer(), fig.bbox, [], []
+    unseen = {id(t) for ax in fig.axes for t in _unseen_ticks(ax)}
     for t in fig.findobj(lambda a: hasattr(a, "get_text") and hasattr(a, "get_fontsize")):
-        if not (t.get_visible() and t.get_text().strip()) or (t.axes is not None and not t.axes.get_visible()): continue
+        if not (t.get_visible() and t.get_text().strip()) or id(t) in unseen: continue
         e, said = t.get_window_extent(r), t.get_text().strip()[:40]
         if t.get_fontsize() < o.font_min - 1e-6: out.append(f"{said!r} is {t.get_fontsize():.1f} pt")
         if e.x0 < box.x0 - 1 or e.x1 > box.x1 + 1 or e.y0 < box.y0 - 1 or e.y1 > box.y1 + 1:
             out.append(f"{said!r} runs off the figure")
-    for ax in fig.axes:
-        for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
-            ext = [(l.get_text(), l.get_window_extent(r)) for l in labels if l.get_visible() and l.get_text()]
-            for (a, x), (b, y) in zip(ext, ext[1:]):
-                w, h = min(x.x1, y.x1) - max(x.x0, y.x0), min(x.y1, y.y1) - max(x.y0, y.y0)
-                if w > 1 and h > 1: out.append(f"tick labels {a!r} and {b!r} overlap")
+        seen.append((said, e.x0, e.y0, e.x1, e.y1))
+    if seen:
+        x0, y0, x1, y1 = (np.array([s[k] for s in seen]) for k in range(1, 5))
+        w = np.minimum(x1[:, None], x1[None]) - np.maximum(x0[:, None], x0[None])
+        h = np.minimum(y1[:, None], y1[None]) - np.maximum(y0[:, None], y0[None])
+        for i, j in zip(*np.nonzero(np.triu((w > 1) & (h > 1), 1))):
+            out.append(f"{seen[i][0]!r} and {seen[j][0]!r} overlap")
     return out
 
 # %% ../nbs/02_cover.ipynb #b2eafc78
@@ -722,8 +734,8 @@ def _text_width(s: str, pt: float) -> float:
 def _draw_cells(ax, M, cmap, norm, labels: bool, pt: float, text=None):
     "Counts as colour (0 in vermillion, NaN left blank), each written in its cell when `labels`."
     from matplotlib.colors import ListedColormap
-    ax.imshow(np.ma.masked_where(~(M > 0), M), cmap=cmap, norm=norm, interpolation="nearest", aspect="auto")
-    ax.imshow(np.ma.masked_where(M != 0, M), cmap=ListedColormap([MISSING_COLOUR]), interpolation="nearest",
+    ax.imshow(np.ma.masked_where(~(M > 0), M), cmap=cmap, norm=norm, interpolation="none", aspect="auto")
+    ax.imshow(np.ma.masked_where(M != 0, M), cmap=ListedColormap([MISSING_COLOUR]), interpolation="none",
               aspect="auto")
     if not labels: return
     for (r, c), v in np.ndenumerate(M):
@@ -821,14 +833,14 @@ def _blues():
 
 
 # %% ../nbs/02_cover.ipynb #03594732
-def _plot_values(cov, W: float, pt: float, o, title: str, numbers: bool | None = None):
+def _plot_values(cov, W: float, pt: float, o, title: str, numbers: bool | None = None, count_max: int | None = None):
     "The heatmap with a cell per pair of values: counts in colour, written in the cells where they fit."
     from matplotlib.colors import BoundaryNorm
     from matplotlib.patches import Rectangle
     rows, cols, vals, rs, cs, M, impossible = _pair_matrix(cov)
     lab = {n: readable_labels(vals[n]) for n in vals}
     for r, c in impossible: M[r, c] = np.nan
-    top = int(np.nanmax(M)) if np.isfinite(M).any() and np.nanmax(M) > 0 else 1
+    top = max(int(np.nanmax(M)) if np.isfinite(M).any() and np.nanmax(M) > 0 else 1, count_max or 0)
     bins, unit = _count_bins(top), "rollout" if cov.attrs.get("rollouts") else "cell"
     key = ([b + 0.5 for b in bins[:-1]], _bin_labels(bins), f"{unit}s holding the pair (count)")
     rlab, clab = [x for n in rows for x in lab[n]], [x for n in cols for x in lab[n]]
@@ -842,7 +854,7 @@ def _plot_values(cov, W: float, pt: float, o, title: str, numbers: bool | None =
 
 
 # %% ../nbs/02_cover.ipynb #7d340ae7
-def _plot_axes(cov, W: float, pt: float, o, title: str, numbers: bool | None = None):
+def _plot_axes(cov, W: float, pt: float, o, title: str, numbers: bool | None = None, count_max=None):
     "The heatmap with a cell per pair of axes: the share of its possible pairs covered, written 'covered/possible'."
     from matplotlib.colors import Normalize
     rows, cols, vals, rs, cs, M, impossible = _pair_matrix(cov)
@@ -868,7 +880,8 @@ def plot_coverage(cov: xr.Dataset,                 # what `coverage` returned
                   numbers: bool | None = None,     # write the counts in the cells (None: where they fit)
                   format: str | None = None,       # "pdf", "svg" or "png" (default: `save`'s suffix)
                   dpi: int | None = None,          # PNG resolution (default: `FigureOptions.dpi`)
-                  options: FigureOptions | None = None  # sizes, fonts and resolutions
+                  options: FigureOptions | None = None,  # sizes, fonts and resolutions
+                  count_max: int | None = None     # the colour bar's top count (default: the largest); a live figure rounds it up so its bins hold
                  ):
     """Every pair of axes in one lower triangle, `width` inches wide: colour = how many cells (or rollouts) hold the
     pair, vermillion = none, grey hatched = impossible, counts written in where they fit; too narrow for a cell per
@@ -883,7 +896,7 @@ def plot_coverage(cov: xr.Dataset,                 # what `coverage` returned
         rl = [x for n in rows for x in readable_labels(vals[n])]
         spare = W - max(_text_width(x, pt) for x in rl) - max(_text_width(n, pt) for n in rows) - 0.27
         detail = "values" if spare / sum(len(vals[n]) for n in cols) * 72 >= 1.15 * pt else "axes"
-    fig = (_plot_values if detail == "values" else _plot_axes)(cov, W, pt, o, title, numbers)
+    fig = (_plot_values if detail == "values" else _plot_axes)(cov, W, pt, o, title, numbers, count_max)
     if save: save_figure(fig, save, format, dpi)
     return fig
 

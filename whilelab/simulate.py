@@ -13,7 +13,7 @@ import xarray as xr
 from .core import AgentSpec, stable_hash, canonical_json, shopfront, ungraded_counts
 from .defaults import SimOptions, WorldOptions
 from .axes import Axes, default_axes
-from .cover import covering_array, coverage, plot_coverage, plan_cells, missing_pairs
+from .cover import covering_array, coverage, plot_coverage, plan_cells, missing_pairs, save_figure
 from .rollout import (situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key,
                               hold_lock, add_usage, Spend)
 from .standins import ScriptedAgent, TemplateUser
@@ -285,7 +285,8 @@ def save(sim: Simulation,     # what `simulate` returned
          order: list | None = None,  # the stored rows' keys in file order, when the caller's store kept them
          graded_in_store: bool = False  # the store holds these rows graded (each graded as stored): nothing to rewrite
         ) -> Path:
-    "Write the graded rows, plan.nc, coverage.nc, coverage.png and summary.json into `out`."
+    """Write the graded rows, plan.nc, coverage.nc, history.nc, summary.json and the figures into `out`: coverage and
+    (after a search) history, each as a PNG to look at and a PDF to print."""
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     rows_path = out / "rows.jsonl"
     if not rows_path.exists():
@@ -294,7 +295,13 @@ def save(sim: Simulation,     # what `simulate` returned
         _write_graded(rows_path, sim.rows, order)
     import matplotlib.pyplot as plt     # not matplotlib.use("Agg"): that would stop a notebook's figures showing
     # the figure before the netCDF files, so the render's peak memory and theirs do not stack
-    fig = plot_coverage(sim.coverage, f"{sim.spec.name}: delivered", save=out / "coverage.png"); plt.close(fig)
+    from whilelab.search import plot_history
+    figures = [("coverage", lambda: plot_coverage(sim.coverage, f"{sim.spec.name}: delivered"))]
+    if sim.history is not None: figures.append(("history", lambda: plot_history(sim.history)))
+    for name, draw in figures:
+        fig = draw()
+        for fmt in ("png", "pdf"): save_figure(fig, out / f"{name}.{fmt}")   # a picture to look at, a copy to print
+        plt.close(fig)
     for name, ds in (("plan.nc", sim.plan), ("coverage.nc", sim.coverage), ("history.nc", sim.history)):
         if ds is not None: _write_nc(ds, out / name)
     summary = {**sim.summary(), "options": dataclasses.asdict(sim.options)}
