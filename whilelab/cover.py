@@ -764,7 +764,7 @@ def _font(width: float, o) -> float:
 # %% ../nbs/02_cover.ipynb #5d8ccad2
 def _key_height(labels, cb_width: float, pt: float) -> tuple:
     "(height of the key strip under a figure, whether the colour bar's labels stand on end to fit) in inches."
-    upright = sum(_text_width(x, pt) + 0.08 for x in labels) > cb_width
+    upright = max(_text_width(x, pt) for x in labels) + 0.08 > cb_width / len(labels)   # each under its own bin
     ticks = max(_text_width(x, pt) for x in labels) + 0.03 if upright else pt * 1.3 / 72
     return max(0.05 + pt * 1.3 / 72 + 0.1 + ticks, 2 * pt * 1.6 / 72) + 0.08, upright
 

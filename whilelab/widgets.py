@@ -223,10 +223,11 @@ class SearchPanel:
         self.step_btn = W.Button(description="step", tooltip="play one batch")
         self.run_btn = W.Button(description="run", tooltip="play batches until the search stops or pause is pressed")
         self.pause_btn = W.Button(description="pause", tooltip="stop after the batch in flight", disabled=True)
-        self.status, self.message = W.HTML(), W.HTML()
+        self.status, self.message = W.HTML().add_class("wl-status"), W.HTML().add_class("wl-message")
         self.budget_bar = W.IntProgress(min=0, max=max(1, int(search.budget)), description="budget")
         self.quiet_bar = W.IntProgress(min=0, max=max(1, int(search.patience)), description="saturation")
         self.budget_text, self.quiet_text = W.Label(), W.Label()
+        self.caption = W.HTML().add_class("wl-caption")  # what the figures show: set with them, from the same state
         hidden = lambda: W.Layout(display="none")       # shown once it holds a figure: never a broken image
         self.history_img = W.Image(format="png", layout=hidden())   # set from any thread; an Output is not
         self.coverage_img = W.Image(format="png", layout=hidden())
@@ -237,8 +238,8 @@ class SearchPanel:
         rows = [W.HBox([self.weight[a], self.floor[a], self.cap[a]]) for a in ARMS]
         self.panel = W.VBox(rows + [self.batch, W.HBox([self.step_btn, self.run_btn, self.pause_btn]), self.status,
                                     W.HBox([self.budget_bar, self.budget_text]),
-                                    W.HBox([self.quiet_bar, self.quiet_text]), self.message, self.history_img,
-                                    self.coverage_img])
+                                    W.HBox([self.quiet_bar, self.quiet_text]), self.message, self.caption,
+                                    self.history_img, self.coverage_img])
         self.refresh()
 
 # %% ../nbs/14_widgets.ipynb #b733d50f
@@ -491,6 +492,7 @@ def refresh(self: SearchPanel):
                     self._coverage_png(coverage(s.rows, s.plan, cell_of=delivered_cell))]
         for img, png in zip((self.history_img, self.coverage_img), pictures):
             img.value, img.tooltip, img.layout.display = png, said, None
+        self.caption.value = f"<i>figures {said}</i>"
         self.redraws.append(time.perf_counter() - t)
     self._show_status()
 
