@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_cover.ipynb #c486e3b7
 from __future__ import annotations
-import collections, itertools, json, math, re
+import collections, itertools, json, math, re, typing
 from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
@@ -460,11 +460,11 @@ def _as_plan(A, names, values, cons, unc, **attrs) -> xr.Dataset:
     return xr.Dataset(data, coords={"cell": np.arange(len(A))}, attrs=attrs)
 
 # %% ../nbs/02_cover.ipynb #a1e0121e
-def covering_array(levels,                  # `Axes`, a dict of axis -> values, or a list of level counts
+def covering_array(levels: Axes | dict | list,  # `Axes`, a dict of axis -> values, or a list of level counts
                    strength: int = 2,       # t: every t-tuple of axis values appears in some cell
                    seed: int = 0,           # run seed; the same seed gives the same plan
-                   constraints=None,        # dicts of axis -> value that must never occur together
-                   seed_rows=None,          # existing cells (dicts, may be partial) kept first and unchanged
+                   constraints: list | None = None,  # dicts of axis -> value that must never occur together
+                   seed_rows: list | None = None,    # existing cells (dicts, may be partial) kept first and unchanged
                    steps: int = REPAIR_STEPS # repair moves for strength 2 (0 = greedy only)
                   ) -> xr.Dataset:
     "Cells covering every `strength`-tuple of axis values, honouring `constraints` and starting with `seed_rows`."
@@ -565,9 +565,9 @@ def _pair_counts(a, b, levels, cl, impossible) -> tuple:
                         attrs={"impossible": canonical_json(np.argwhere(~ok).tolist())}), ok
 
 # %% ../nbs/02_cover.ipynb #e39e0d7d
-def coverage(cells,      # a plan, cell dicts, or rows (dicts with a `cell`)
-             axes=None,  # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
-             cell_of=None  # a row's cell as counted, e.g. `rollout.delivered_cell` (default: the row's `cell`)
+def coverage(cells: xr.Dataset | list,  # a plan, cell dicts, or rows (dicts with a `cell`)
+             axes: Axes | dict | xr.Dataset | None = None,  # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
+             cell_of: typing.Callable | None = None  # a row's cell as counted, e.g. `rollout.delivered_cell` (default: the row's `cell`)
             ) -> xr.Dataset:
     """Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values.
     attrs: pairs_planned, pairs_covered, fraction, n_cells (cells or rows counted), distinct_cells, rollouts (rows)."""
@@ -615,7 +615,7 @@ MISSING_COLOUR, IMPOSSIBLE_COLOUR = "#D55E00", "0.85"   # vermillion: apart from
 # %% ../nbs/02_cover.ipynb #23d9c3a7
 _SLUG = re.compile(r"^(?P<words>[a-z0-9]+(?:-[a-z0-9]+)*)-(?P<hash>[0-9a-f]{4,10})$")
 
-def readable_labels(values  # an axis's values, e.g. rule ids such as 'verify-customer-s-fc33'
+def readable_labels(values: list  # an axis's values, e.g. rule ids such as 'verify-customer-s-fc33'
                    ) -> list[str]:
     """Rule ids as their clause's first words ('verify customer'), the hash kept only where two would read alike;
     an axis whose values are not all such ids is left as it is."""
@@ -637,8 +637,8 @@ def _bin_labels(bins) -> list[str]:
 # %% ../nbs/02_cover.ipynb #0117ccd8
 FIGURE_FORMATS = ("pdf", "svg", "png")
 
-def save_figure(fig,                 # a matplotlib figure
-                path,                # where: its suffix gives the format unless `format` does
+def save_figure(fig: matplotlib.figure.Figure,  # a matplotlib figure
+                path: str | Path,    # where: its suffix gives the format unless `format` does
                 format: str | None = None,   # "pdf", "svg" or "png" (default: the path's suffix)
                 dpi: int | None = None,      # PNG resolution (default: `FigureOptions.dpi`, for print)
                 ) -> Path:
@@ -668,7 +668,7 @@ def _unseen_ticks(ax) -> list:
     return out
 
 # %% ../nbs/02_cover.ipynb #a20cf504
-def figure_problems(fig,                                # a matplotlib figure
+def figure_problems(fig: matplotlib.figure.Figure,     # a matplotlib figure
                     options: FigureOptions | None = None  # its smallest readable text (`font_min`)
                    ) -> list[str]:
     "What would not print: text under `font_min` points, text outside the figure, two texts over each other."
@@ -873,7 +873,7 @@ def _plot_axes(cov, W: float, pt: float, o, title: str, numbers: bool | None = N
 # %% ../nbs/02_cover.ipynb #96438f09
 def plot_coverage(cov: xr.Dataset,                 # what `coverage` returned
                   title: str = "pairwise coverage",  # the figure's title (the counts go on a second line)
-                  save=None,                       # a path to write the figure to (`save_figure`)
+                  save: str | Path | None = None,                       # a path to write the figure to (`save_figure`)
                   *,
                   width: float | None = None,      # inches: `FigureOptions.width` (a page), or e.g. 3.5 (a column)
                   detail: str | None = None,       # "values" (a cell per pair of values), "axes" (per pair of axes); None: values if they fit
@@ -914,8 +914,8 @@ def _tfidf(docs: list[list[str]]) -> np.ndarray:
     return X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
 
 # %% ../nbs/02_cover.ipynb #49436d3f
-def coverage_gap(asks,                                   # an existing suite's prompts (strings)
-                 tools,                                  # the agent's tools, any format
+def coverage_gap(asks: list,                             # an existing suite's prompts (strings)
+                 tools: list,                            # the agent's tools, any format
                  policy: str,                            # its policy text
                  threshold: float = GAP_MIN_SIMILARITY   # a prompt reaches a tool or clause from this TF-IDF cosine
                 ) -> dict:

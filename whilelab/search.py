@@ -114,7 +114,10 @@ def batch_counts(w: dict,         # arm -> weight, for the arms that can run thi
 class TemplateWriter:
     "Offline situation writer: new draws of a cell, or a free cell within the axes."
     name, family = "template-writer", "whilelab-offline"
-    def __init__(self, axes: Axes, seed: int = 0): self.axes, self.seed = axes, seed
+    def __init__(self,
+                 axes: Axes,    # the axes a drafted cell lies within
+                 seed: int = 0  # run seed: the same seed drafts the same situations
+                ): self.axes, self.seed = axes, seed
     async def draft(self,
                     cell,  # a plan cell
                     key    # which draft (a stable key)
@@ -130,9 +133,20 @@ class TemplateWriter:
 # %% ../nbs/03_search.ipynb #3c0cc35d
 class Search:
     "The five-arm search over a plan: `step()` plays one batch, `run()` plays to saturation or budget."
-    def __init__(self, spec: AgentSpec, agent, user, axes: Axes, plan: xr.Dataset, options: SimOptions,
-                 judge=None, writer=None, store=None, run_id: str = "run", progress: bool = False, executor=None,
-                 world=None):     # a world you bring (default: the schema sandbox)
+    def __init__(self,
+                 spec: AgentSpec,        # the agent's tools and policy
+                 agent: object,          # the agent under test: an agent object, or a function messages -> reply
+                 user: object,           # the simulated person (e.g. `TemplateUser`)
+                 axes: Axes,             # the axes the plan covers
+                 plan: xr.Dataset,       # the covering array to play first (`covering_array`)
+                 options: SimOptions,    # phrasings, samples, seed, and the search's own options
+                 judge: object = None,   # grades each row as it is stored (default: `RuleJudge`)
+                 writer: object = None,  # drafts situations for the writer arms (default: `TemplateWriter`)
+                 store: object = None,   # a `RowStore`: rows stream there (default: kept in memory only)
+                 run_id: str = "run",    # the run's id, written into every row
+                 progress: bool = False, # show a progress bar per batch
+                 executor: object = None,  # where rollouts play (default: this process), e.g. `scale.RayExecutor()`
+                 world: object = None):  # a world you bring (default: the schema sandbox)
         from whilelab.grade import RuleJudge, check_judge_family
         self.spec, self.agent, self.user, self.axes, self.options = spec, agent, user, axes, options
         so = options.search or SearchOptions()
@@ -190,7 +204,7 @@ def why_undeliverable(self: Search) -> list[dict]:
             for c in self.undeliverable()]
 
 # %% ../nbs/03_search.ipynb #b4e0524d
-def failed(row  # a graded row
+def failed(row: dict  # a graded row
           ) -> bool:
     """A graded row that failed (below the pass mark); an ungraded row (an outage, no label) is not a failure of the
     agent."""
@@ -589,7 +603,7 @@ def history_title(hist: xr.Dataset  # a search's history
 
 # %% ../nbs/03_search.ipynb #2517f59d
 def plot_history(hist: xr.Dataset,  # a search's history: `Search.history_dataset()` or a run's history.nc
-                 save=None,         # a path to write the figure to (`save_figure`)
+                 save: str | Path | None = None,  # a path to write the figure to (`save_figure`)
                  *,
                  width: float | None = None,   # inches: `FigureOptions.width` (a page), or e.g. 3.5 (a column)
                  format: str | None = None,    # "pdf", "svg" or "png" (default: `save`'s suffix)

@@ -26,16 +26,16 @@ __all__ = ['NOT_IN_ROWS', 'Simulation', 'world_answers', 'reward_tensor', 'grade
 @dataclass
 class Simulation:
     "What `simulate` returns: rows, plan, delivered coverage, situations, and the settings it ran with."
-    rows: list
-    plan: xr.Dataset
-    coverage: xr.Dataset
-    axes: Axes
-    situations: list
-    spec: AgentSpec
-    options: SimOptions
-    run_id: str
-    history: xr.Dataset | None = None
-    stopped: str | None = None
+    rows: list                          # the graded rollout rows, sorted by row key
+    plan: xr.Dataset                    # the covering array the run started from
+    coverage: xr.Dataset                # delivered pairwise coverage, the rows counted as rollouts
+    axes: Axes                          # the axes planned over
+    situations: list                    # every situation played
+    spec: AgentSpec                     # the agent's tools and policy
+    options: SimOptions                 # the options it ran with
+    run_id: str                         # the run's id (from its inputs and options)
+    history: xr.Dataset | None = None   # the search batch by batch (`Search.history_dataset`); None without a search
+    stopped: str | None = None          # why the search stopped: saturated, budget, a spend limit
     undeliverable: list = dataclasses.field(default_factory=list)   # plan cells the search gave up on, each with its reason
     world: str = "sandbox"                                           # what answered the tool calls
     usage_apart: dict = dataclasses.field(default_factory=dict)     # calls on no row (a model writer's), by role
@@ -95,8 +95,8 @@ def undelivered_pairs(self: Simulation) -> list[dict]:
     return out
 
 # %% ../nbs/13_simulate.ipynb #1c268c5f
-def reward_tensor(rows,                 # graded rows
-                  situations,           # the situations they played, in the tensor's order
+def reward_tensor(rows: list,           # graded rows
+                  situations: list,           # the situations they played, in the tensor's order
                   options: SimOptions   # its phrasings and samples size the tensor
                  ) -> xr.Dataset:
     "Rewards as (situation, phrasing, sample), NaN where missing, with each axis as a coordinate on `situation`."
@@ -112,7 +112,7 @@ def reward_tensor(rows,                 # graded rows
     return xr.Dataset({"reward": (("situation", "phrasing", "sample"), R)}, coords=coords)
 
 # %% ../nbs/13_simulate.ipynb #e3d2f3e1
-def grade_summary(rows  # graded rows
+def grade_summary(rows: list  # graded rows
                  ) -> dict:
     "How many rows are graded, errored or ungraded (by reason), and the pass rate over the graded ones only."
     graded = [r["reward"] for r in rows if r.get("reward") is not None]
@@ -120,8 +120,8 @@ def grade_summary(rows  # graded rows
             "ungraded": ungraded_counts(rows), "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
 
 # %% ../nbs/13_simulate.ipynb #2d67d9d8
-def usage_by_role(rows,       # rows, graded or not
-                  apart=None  # usage of roles whose calls are on no row (a model writer's), by role
+def usage_by_role(rows: list,             # rows, graded or not
+                  apart: dict | None = None  # usage of roles whose calls are on no row (a model writer's), by role
                  ) -> dict:
     """Calls, tokens and USD of every role over `rows` (agent and person from the rows, judge from their labels) and
     `apart`, with their sum over `all_roles`; unknown cost is None."""
@@ -237,19 +237,19 @@ def _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, pro
     return (*played, store.order if store is not None else None)
 
 # %% ../nbs/13_simulate.ipynb #4b5f74bc
-def simulate(agent=None,                      # the agent under test (default: the offline `ScriptedAgent`)
-             tools=None,                      # its tools, any format (default: the built-in example's)
+def simulate(agent: object = None,            # the agent under test (default: the offline `ScriptedAgent`)
+             tools: list | None = None,       # its tools, any format (default: the built-in example's)
              policy: str | None = None,       # its policy text (given with `tools`)
              options: SimOptions | None = None, # strength, phrasings, samples, seed, rollout and search options
              *,
-             user=None,                       # the simulated person (default: `TemplateUser`)
+             user: object = None,             # the simulated person (default: `TemplateUser`)
              axes: Axes | None = None,        # axes to plan over (default: `default_axes`, conditions from options.world)
-             judge=None,  # grades every row, in the search or after the plan is played (default: `RuleJudge`)
-             writer=None,                     # drafts situations for the writer arms (default: `TemplateWriter`)
-             out=None,                        # run folder: rows stream there and a second call resumes
+             judge: object = None,  # grades every row, in the search or after the plan is played (default: `RuleJudge`)
+             writer: object = None,           # drafts situations for the writer arms (default: `TemplateWriter`)
+             out: str | Path | None = None,   # run folder: rows stream there and a second call resumes
              progress: bool = True,           # show a progress bar
-             executor=None,                   # where rollouts play: in this process (default) or `scale.RayExecutor()`
-             world=None                       # what tool calls play against (default: the schema sandbox): a `World`
+             executor: object = None,         # where rollouts play: in this process (default) or `scale.RayExecutor()`
+             world: object = None             # what tool calls play against (default: the schema sandbox): a `World`
             ) -> Simulation:
     """Axes -> covering plan -> five-arm search (or the plan once) -> graded rollouts. Defaults: the example agent,
     offline stand-ins."""
@@ -281,7 +281,7 @@ def _warn_if_broken(summary: dict, o: WorldOptions):
 
 # %% ../nbs/13_simulate.ipynb #187de7b0
 def save(sim: Simulation,     # what `simulate` returned
-         out,                 # the run folder
+         out: str | Path,     # the run folder
          order: list | None = None,  # the stored rows' keys in file order, when the caller's store kept them
          graded_in_store: bool = False  # the store holds these rows graded (each graded as stored): nothing to rewrite
         ) -> Path:
@@ -335,7 +335,7 @@ def _read_nc(path) -> xr.Dataset:
     with xr.open_dataset(path, engine="h5netcdf") as ds: return ds.load()
 
 # %% ../nbs/13_simulate.ipynb #195840ed
-def load(out  # a run folder `save` wrote
+def load(out: str | Path  # a run folder `save` wrote
         ) -> dict:
     "A run folder as a dict: rows, plan, coverage (xarray), summary."
     out = Path(out)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/14_widgets.ipynb #9ac91ddf
 from __future__ import annotations
-import html, json, math
+import html, json, math, typing
 import numpy as np
 import ipywidgets as W
 from .grade import judge_all, as_judge, _gold_dict, transcript
@@ -16,7 +16,7 @@ from fastcore.basics import patch
 __all__ = ['snapshot', 'transcript_html', 'confusion_html', 'JudgeInspector', 'agreement_line', 'SearchPanel']
 
 # %% ../nbs/14_widgets.ipynb #8ecf1ac9
-def snapshot(w  # a widget
+def snapshot(w: W.Widget  # a widget
             ) -> str:
     "Static HTML of widget `w` as it stands: boxes laid out, labels and values shown, images inlined."
     import base64
@@ -54,7 +54,7 @@ def _value_text(v, limit: int = 160) -> str:
     return s if len(s) <= limit else s[:limit - 1] + "…"
 
 # %% ../nbs/14_widgets.ipynb #2a0b4f9b
-def transcript_html(row  # a rollout row
+def transcript_html(row: dict  # a rollout row
                    ) -> str:
     "The conversation of `row` as a person reads it: who speaks, what they say, each tool call and its answer."
     say = lambda who, colour, text: (f"<tr><td style='vertical-align:top;padding:2px 8px;color:{colour};"
@@ -109,10 +109,10 @@ def confusion_html(cells: dict  # (judge label, gold label) -> count
 class JudgeInspector:
     """Judge against gold as a table with totals and the disagreements highlighted, agreement with its intervals, and
     a browser of the disagreements (the cell, the judge's reason, the conversation), filterable by axis value."""
-    def __init__(self, judge,                         # a judge: a `Judge`, or a function row -> label
+    def __init__(self, judge: object,                 # a judge: a `Judge`, or a function row -> label
                  rows: list,                          # graded or ungraded rollout rows
-                 gold,                                # gold labels: a dict row key -> label, or a function row -> label
-                 axes=("tool", "stance", "world", "condition")  # the axes to filter by (those the rows have)
+                 gold: dict | typing.Callable,        # gold labels: a dict row key -> label, or a function row -> label
+                 axes: tuple = ("tool", "stance", "world", "condition")  # the axes to filter by (those the rows have)
                 ):
         self.judge = as_judge(judge)
         g = _gold_dict(rows, gold)
@@ -150,8 +150,8 @@ class JudgeInspector:
                 and (want is None or (self.labels[i].label, self.gold[i]) == want)]
 
 # %% ../nbs/14_widgets.ipynb #410c0374
-def agreement_line(gold,   # gold labels, row for row
-                   judged  # the judge's labels
+def agreement_line(gold: list,   # gold labels, row for row
+                   judged: list  # the judge's labels
                   ) -> str:
     "Agreement with its Wilson interval, kappa with its interval, and n, on one line."
     g, j = np.asarray(gold), np.asarray(judged)
@@ -208,7 +208,7 @@ from .defaults import ARMS, FigureOptions
 class SearchPanel:
     """Sliders, buttons, progress bars and live figures that steer a `Search`: the sliders always show what the
     engine uses, and the status, bars and figures always show one and the same batch."""
-    def __init__(self, search,                          # the `Search` to steer
+    def __init__(self, search: Search,                  # the `Search` to steer
                  options: FigureOptions | None = None   # the figures' width and screen resolution
                 ):
         self.search, self.options, self._sync, self.state = search, options or FigureOptions(), False, "not started"
