@@ -13,8 +13,16 @@ python -m pip install -q --no-deps "trl==1.16.0" 2>&1 | grep -v -E "^WARNING: (L
 if ! python -m pip install -q "torch==2.13.0" "accelerate==1.16.0" >/dev/null 2>&1; then
   echo "torch could not be installed: tests/test_train.py will be skipped"
 fi
+# Inspect AI (the inspect extra: nbs/19_inspect.ipynb, tests/test_inspect.py). Its metadata caps fsspec at 2026.6.0,
+# below the release datasets brings in, while its S3 support (s3fs, pinned in constraints-dev.txt to the release that
+# pairs with that fsspec) works on it: inspect_ai goes in without its own pins, then its other requirements, fsspec
+# left as the rest of the stack has it.
+python -m pip install -q --no-deps -c constraints-dev.txt inspect_ai 2>&1 | grep -v -E "^WARNING: (Location|Running pip as)" || true
+python -c 'from importlib.metadata import requires as r; print("\n".join(x for x in r("inspect_ai") if "extra ==" not in x
+           and not x.startswith("fsspec")))' |
+  xargs -d '\n' python -m pip install -q -c constraints-dev.txt 2>&1 | grep -v -E "^WARNING: (Location|Running pip as)" || true
 # fail early if the install did not take
-python -c "import whilelab, nbdev, execnb, trl.data_utils, playwright, jupyterlab, ray, xdist"
+python -c "import whilelab, nbdev, execnb, trl.data_utils, playwright, jupyterlab, ray, xdist, inspect_ai.log, openenv"
 # The search-panel browser test drives Debian's chromium (Playwright's own browser download cannot run here).
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -832,3 +832,23 @@ def test_after_an_empty_agent_reply_the_persons_request_is_no_prefill():
     assert second[-1] == {"role": "user", "content": SILENT} and second[-2]["content"] == "Hi, where is my order?"
     assert [m["content"] for m in row["messages"] if m["role"] == "user"][:2] == ["Hi, where is my order?",
                                                                                   "Hello? Anyone there?"]
+
+
+def test_a_judge_call_that_failed_is_not_counted_as_judged():
+    """Graded.report() counted every row that had a judge entry, a failed call's included: 'judged' is rows with a
+    label, and the failures are counted as ungraded."""
+    from whilelab.grade import LLMJudge
+    from whilelab.standins import ScriptedAgent
+
+    rows = rollouts([situation_from_cell(CELL, SPEC, seed=0, variant=str(i)) for i in range(6)], SPEC,
+                    ScriptedAgent(flaw_rate=0.0), TemplateUser(), progress=False)
+    n = iter(range(100))
+
+    async def flaky(system, prompt):
+        if next(n) % 2: raise ConnectionError("judge endpoint down")
+        return "PASS"
+
+    with pytest.warns(UserWarning, match="gave no label"):
+        g = grade(rows, SPEC, LLMJudge(flaky, SPEC.policy, family="test-judge"))
+    asked = [r for r in g if not r["floored_by"]]
+    assert len(asked) == 6 and g.report()["judged"] == 3 and g.report()["ungraded"] == {"judge failed": 3}

@@ -94,7 +94,7 @@ def test_an_errored_or_expired_request_costs_its_own_row_only(rows, tmp_path):
     srv.expire = {custom_id(backend, judge, rows[3])}
     with pytest.warns(UserWarning, match="gave no label for 2 of 4 rows"):
         graded = grade(rows, SPEC, judge=judge)
-    assert [r["reward"] for r in graded] == [1.0, 0.0, None, None] and graded.judged == 4
+    assert [r["reward"] for r in graded] == [1.0, 0.0, None, None] and graded.judged == 2      # an errored or expired request gave no label: not judged
     assert "prompt is too long" in graded[2]["ungraded"] and "expired" in graded[3]["ungraded"]
 
 

@@ -387,3 +387,11 @@ def test_ctrl_c_keeps_the_rows_and_says_so(shop):
     kept = rows.read_text().splitlines()
     assert p.returncode == 130 and "whilelab: stopped." in err and "Traceback" not in err, err[-2000:]
     assert kept and f"The {len(kept)} rollouts played so far are kept in k/rows.jsonl" in err
+
+
+def test_python_dash_m_runs_the_same_command_line(tmp_path):
+    "`python -m whilelab.cli` printed nothing and did nothing; it is the `whilelab` command."
+    import sys
+    r = subprocess.run([sys.executable, "-m", "whilelab.cli", "options"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0 and r.stdout == run("options", cwd=tmp_path).stdout and "RolloutOptions" in r.stdout

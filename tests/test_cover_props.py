@@ -49,3 +49,20 @@ def test_repair_never_worse_than_greedy():
     greedy = covering_array([4] * 8, seed=3, steps=0)
     repaired = covering_array([4] * 8, seed=3)
     assert repaired.sizes["cell"] < greedy.sizes["cell"] and plan_missing(repaired) == []
+
+
+@pytest.mark.parametrize("domain", ["retail", "airline"])
+def test_a_strength_one_plan_holds_every_value_once_at_least(domain):
+    """`--strength 1` crashed in the layout of (t-1)-tuples (there are none). A one-way plan now holds every value of
+    every axis in some cell, with as many cells as the largest axis has values when no constraint is in the way."""
+    import json
+    from whilelab.core import shared_data
+    from whilelab.axes import default_axes
+    from whilelab.cover import covering_array, plan_missing
+    p = shared_data("tau_bench_domains.json", __file__)
+    if p is None: pytest.skip("../shared/data/tau_bench_domains.json not found beside the project")
+    d = json.loads(p.read_text())[domain]
+    axes = default_axes(d["tools"], d["policy"])
+    plan = covering_array(axes, strength=1, seed=0)
+    assert plan_missing(plan) == [] and plan.attrs["method"] == "one-way"
+    assert max(len(a) for a in axes) <= plan.sizes["cell"] <= max(len(a) for a in axes) + len(axes.constraints)

@@ -59,6 +59,9 @@ def test_a_key_in_the_environment_appears_in_no_output(key, tmp_path, monkeypatc
     for cut in (cut_sft, cut_dpo, cut_grpo, cut_rm, cut_kto):
         sel = cut(graded, sim.spec)
         if sel.rows: export(sel, tmp_path / "export")
+    if importlib.util.find_spec("inspect_ai"):                              # the run as an Inspect eval log, in plain JSON
+        import whilelab.interop                                            # (scanned with the run folder's files below)
+        sim.to_inspect(tmp_path / "inspect" / "run.json")
     try: asyncio.run(backend.create("echo-me", [{"role": "user", "content": "x"}]))   # a direct call that fails with the echo
     except BackendError as e: failures.append(e)
     assert len(failures) == 1, failures                                    # the echoing direct call raised

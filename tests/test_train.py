@@ -125,7 +125,7 @@ def test_grpo_trains_through_the_shipped_environment_and_executes_a_tool_call(ex
     row = grpo[at]
     told = re.search(r"#W\d+", row["prompt"][-1]["content"]).group()
     calls = []
-    class Recorded(environment_for(exports["spec"])):     # the shipped environment, noting what reached its world
+    class Recorded(environment_for(exports["spec"]).cls):   # the shipped environment, noting what reached its world
         def _call(self, name, arguments):
             calls.append((name, dict(arguments))); return super()._call(name, arguments)
     tools = [getattr(Recorded(), t.api_name) for t in exports["spec"].tools]
@@ -143,3 +143,55 @@ def test_grpo_trains_through_the_shipped_environment_and_executes_a_tool_call(ex
     assert ("get_order", {"order_id": told}) in calls, calls[:5]         # a sampled tool call reached the situation's world
     rewards = [h[k] for h in tr.state.log_history for k in h if k.startswith("rewards/") and k.endswith("/mean")]
     assert rewards and max(rewards) == 1.0, tr.state.log_history        # the grounded lookup earns the environment's reward
+
+
+def test_factories_pickle_into_a_fresh_process_that_plays_them(exports, tmp_path):
+    """AsyncGRPOTrainer pickles its environment factories into a worker process: there, each builds its agent's
+    environment, replays a GRPO row's situation and grades it, with no class from the parent."""
+    import pickle, subprocess, sys
+    from whilelab.cut import environment_factories
+    from whilelab.core import AgentSpec
+    spec = exports["spec"]
+    lookups = AgentSpec("lookups", [t for t in spec.tools if t.name in ("find_customer", "get_order")], spec.policy)
+    row = next(r for r in exports["grpo"] if r["cell"]["tool"] == "get_order" and r["cell"]["condition"] == "ok")
+    row = {k: row[k] for k in ("situation_id", "cell", "seed", "arm")}
+    blob = pickle.dumps((environment_factories(spec, lookups), row))
+    child = ("import inspect, pickle, sys\n"
+             "fs, row = pickle.loads(sys.stdin.buffer.read())\n"
+             "out = {}\n"
+             "for name, f in fs.items():\n"
+             "    env = f(); env.reset(**row); env.get_order(order_id='#W0000')\n"
+             "    methods = [n for n, _ in inspect.getmembers(type(env), inspect.isfunction) if not n.startswith('_')]\n"
+             "    out[name] = (type(env).__name__, methods, env.get_reward())\n"
+             "print(repr(out))")
+    r = subprocess.run([sys.executable, "-c", child], input=blob, capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    out = eval(r.stdout.decode())
+    # what TRL lists as the environment's tools, besides reset and get_reward; an invented id scores 0
+    assert out["lookups"] == ("LookupsEnv", ["find_customer", "get_order", "get_reward", "reset"], 0.0)
+    assert out["shopfront"][0] == "ShopfrontEnv" and len(out["shopfront"][1]) == len(spec.tools) + 2
+
+
+def test_grpo_routes_each_row_to_its_agents_environment(exports, tokenizer, tmp_path):
+    """One GRPO run over two agents: a dict of factories, rows routed by the export's `environment` column; each
+    agent's environment grades its own rows (one reward column per environment, both filled)."""
+    from trl import GRPOConfig, GRPOTrainer
+    from whilelab.core import AgentSpec
+    from whilelab.cut import environment_factories
+    spec = exports["spec"]
+    lookups = AgentSpec("lookups", [t for t in spec.tools if t.name in ("find_customer", "get_order", "list_orders")],
+                        spec.policy)
+    sim = simulate(options=SimOptions(k_samples=4, search=None), tools=lookups.tools, policy=lookups.policy, progress=False)
+    other = datasets.Dataset.from_list(cut_grpo(sim.rows, lookups).rows)
+    mine = exports["grpo"]
+    assert set(mine["environment"]) == {"shopfront"} and set(other["environment"]) == {"lookups"}
+    both = datasets.concatenate_datasets([mine.select([0]), other.select([0]).cast(mine.features)] * 2)
+    cfg = GRPOConfig(output_dir=str(tmp_path), max_steps=2, per_device_train_batch_size=4, num_generations=2,
+                     max_completion_length=16, learning_rate=1e-4, report_to=[], save_strategy="no", use_cpu=True,
+                     seed=0, logging_steps=1, shuffle_dataset=False)
+    tr = GRPOTrainer(tiny(tokenizer), args=cfg, train_dataset=both, processing_class=tokenizer,
+                     environment_factory=environment_factories(spec, lookups))
+    assert tr.train().global_step == 2
+    logged = [h for h in tr.state.log_history if "rewards/ShopfrontEnv/mean" in h]
+    assert logged and all(torch.isfinite(torch.tensor([h["rewards/ShopfrontEnv/mean"], h["rewards/LookupsEnv/mean"]])).all()
+                          for h in logged), tr.state.log_history

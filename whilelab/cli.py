@@ -16,7 +16,7 @@ from .backends import BackendError
 
 # %% auto #0
 __all__ = ['ROLES', 'STATE_NAMES', 'demo', 'options_of', 'options_from', 'options_toml', 'print_options', 'parse_backend',
-           'backend', 'user_world', 'build_world', 'run', 'main']
+           'backend', 'user_world', 'build_world', 'run', 'export', 'main']
 
 # %% ../nbs/15_cli.ipynb #a7de9ddf
 def _print_run(sim, out, seconds):
@@ -487,6 +487,19 @@ def _run_options(a) -> SimOptions:
     if a.allow_same_family: flags["grade"] = dataclasses.replace(opts.grade, allow_same_family=True)
     return dataclasses.replace(opts, **flags)
 
+# %% ../nbs/15_cli.ipynb #500a39e9
+def export(run_dir,    # a run folder (`whilelab run`, `whilelab demo`, `simulate(..., out=...)`)
+           out=None,   # the log file (default: RUN_DIR/inspect/<run id>.eval)
+           quiet: bool = False  # print nothing
+          ) -> Path:
+    "Write the run in `run_dir` as an Inspect eval log, and say how to open it."
+    from whilelab.interop import export_inspect
+    p = export_inspect(run_dir, out)
+    if not quiet:
+        n = json.loads((Path(run_dir) / "summary.json").read_text())["rollouts"]
+        print(f"wrote {p} ({n} rollouts). See it: inspect view --log-dir {p.parent}")
+    return p
+
 # %% ../nbs/15_cli.ipynb #6e50908f
 def main(argv=None  # the arguments (default: the command line)
         ) -> int:
@@ -501,6 +514,10 @@ def main(argv=None  # the arguments (default: the command line)
     o = sub.add_parser("options", help="print every default with its reason")
     o.add_argument("--toml", action="store_true", help="print the options as a TOML file that `run --options` reads")
     sub.add_parser("schema", help="print the JSON Schema of a rollout row")
+    e = sub.add_parser("export", help="write a run folder as another tool's log: --inspect (Inspect AI)")
+    e.add_argument("--inspect", metavar="RUN_DIR", required=True, help="the run folder to write as an Inspect eval log "
+                   "(needs whilelab[inspect])")
+    e.add_argument("--out", metavar="FILE", help="the log file (default: RUN_DIR/inspect/<run id>.eval)")
     a = p.parse_args(argv)
     try:
         if a.cmd == "demo": demo(a.out, a.seed)
@@ -510,6 +527,7 @@ def main(argv=None  # the arguments (default: the command line)
                 writes=a.writes, roots=a.root)
         elif a.cmd == "options": print(options_toml(), end="") if a.toml else print_options()
         elif a.cmd == "schema": print(json.dumps(ROW_SCHEMA, indent=2))
+        elif a.cmd == "export": export(a.inspect, a.out)
     except (ValueError, FileNotFoundError, TypeError, ImportError, StoreBusy, BackendError, RuntimeError) as e:
         print(f"whilelab: {e}", *getattr(e, "__notes__", []), sep="\n", file=sys.stderr); return 2
     except KeyboardInterrupt as e:
@@ -517,3 +535,7 @@ def main(argv=None  # the arguments (default: the command line)
     except BrokenPipeError:   # `whilelab demo | head`: the reader left; the files are written
         sys.stderr.close()
     return 0
+
+# %% ../nbs/15_cli.ipynb #2282cd62
+#| eval: false
+if __name__ == "__main__": sys.exit(main())   # `python -m whilelab.cli ...` does what `whilelab ...` does

@@ -157,7 +157,8 @@ _Layout = collections.namedtuple("_Layout", "combos strides offsets size")
 def _layout(levels, placed, t) -> _Layout:
     "The flat numbering of every (t-1)-tuple of values over the axes `placed`: one block per group of axes."
     lv = np.array(levels)
-    combos = np.array(list(itertools.combinations(sorted(placed), t - 1)), np.int64).reshape(-1, t - 1)
+    groups = list(itertools.combinations(sorted(placed), t - 1))     # one empty group when t is 1
+    combos = np.array(groups, np.int64).reshape(len(groups), t - 1)
     sizes = lv[combos].prod(1)
     strides = np.stack([lv[combos[:, i + 1:]].prod(1) for i in range(t - 1)], 1)
     return _Layout(combos, strides, np.concatenate([[0], np.cumsum(sizes)[:-1]]), int(sizes.sum()))
@@ -439,9 +440,28 @@ def _algebraic(lv, strength) -> tuple:
         return _bush(q, strength, len(lv)) % np.array(lv), "orthogonal array"
     return None, None
 
+# %% ../nbs/02_cover.ipynb #91d99772
+def _one_way(lv, rules, A0) -> tuple:
+    """(array, values no valid cell can hold) for strength 1: each row starts from a value no row holds yet and
+    fills the other axes with their least-seen values that keep it valid."""
+    k, rows, unc = len(lv), [list(map(int, r)) for r in A0], set()
+    need = sorted({(j, v) for j in range(k) for v in range(lv[j])} - {(j, r[j]) for r in rows for j in range(k)})
+    while need:
+        j0, v0 = need[0]
+        row = [-1] * k; row[j0] = v0
+        if not rules.completable(row): unc.add(((j0,), (v0,))); need.pop(0); continue
+        for j in range(k):
+            if j == j0: continue
+            for v in sorted(range(lv[j]), key=lambda v: ((j, v) not in need, v)):
+                row[j] = v
+                if rules.completable(row): break
+        rows.append(row); need = [n for n in need if row[n[0]] != n[1]]
+    return np.array(rows, np.int64).reshape(-1, k), unc
+
 # %% ../nbs/02_cover.ipynb #f5967cd6
 def _greedy(lv, strength, rng, rules, A0, steps) -> tuple:
     "(array, method, pairs proved uncoverable): IPOG, free cells filled, then (strength 2) the repair search."
+    if strength == 1: A, unc = _one_way(lv, rules, A0); return _fill_free(A, lv, rng, rules), "one-way", unc
     A, unc = _ipog(lv, strength, rng, rules, A0)
     frozen = np.zeros(A.shape, bool); frozen[:len(A0)] = A0 >= 0
     A = _fill_free(A, lv, rng, rules)

@@ -12,8 +12,9 @@ from .defaults import CutOptions
 from .rollout import row_key
 
 # %% auto #0
-__all__ = ['Selection', 'cut_sft', 'cut_dpo', 'cut_grpo', 'SituationEnv', 'environment_for', 'cut_rm', 'cut_kto', 'overlap',
-           'decontaminate', 'to_dataset', 'export', 'PublishRefused', 'gate', 'publish']
+__all__ = ['Selection', 'cut_sft', 'cut_dpo', 'cut_grpo', 'SituationEnv', 'EnvironmentFactory', 'environment_for',
+           'environment_factories', 'cut_rm', 'cut_kto', 'overlap', 'decontaminate', 'to_dataset', 'export',
+           'PublishRefused', 'gate', 'publish']
 
 # %% ../nbs/07_cut.ipynb #5d2847c0
 @dataclass
@@ -145,7 +146,9 @@ def cut_grpo(rows,                          # graded rows (`grade`), k samples p
         if rate in (0.0, 1.0): dropped["unanimous: all fail" if rate == 0 else "unanimous: all pass"] += 1; continue
         if not lo <= rate <= hi: dropped["pass rate outside the band"] += 1; continue
         first = g[0]["messages"][:1]
-        out.append({"prompt": _system(spec, opts) + first, "tools": _tools(spec), "situation_id": key[0], "phrasing": key[1],
+        # `environment` names the agent: TRL routes each row to its factory when given a dict of them
+        out.append({"prompt": _system(spec, opts) + first, "tools": _tools(spec), "environment": spec.name,
+                    "situation_id": key[0], "phrasing": key[1],
                     # rebuilds its world
                     "cell": g[0]["cell"], "seed": g[0].get("seed"), "arm": g[0].get("arm", "structured"),
                     "seed_key": g[0]["run_id"], "reference_hash": g[0].get("reference_hash"),
@@ -201,23 +204,59 @@ class SituationEnv:
         return {"messages": self.messages, "calls": self.calls, "faults": self.world.events,
                 "cell": self.situation.cell, "state_hash_after": self.world.state_hash(),
                 "reference_hash": self.situation.reference_hash}
+    def __reduce__(self):      # its class is built per agent at run time: pickled, it is rebuilt from the factory
+        return (_env_of, (EnvironmentFactory(self.spec, self.grade_opts),), dict(self.__dict__))
     def get_reward(self) -> float:
         from whilelab.grade import hard_floors
         row = self._row()
         return float(not hard_floors([row], self.rules, self.grade_opts)[0] and row["state_hash_after"] == row["reference_hash"])
 
+# %% ../nbs/07_cut.ipynb #2d9fa1ed
+class EnvironmentFactory:
+    """Makes a fresh `SituationEnv` for `spec` each call: what TRL's `GRPOTrainer(environment_factory=...)` takes. It
+    pickles: it holds the agent and the grading options, and builds the environment class in the process calling it."""
+    def __init__(self, spec: AgentSpec,   # the agent whose tools the environment answers
+                 grade_opts=None):         # `GradeOptions`: which conduct rules are hard (default: the defaults)
+        self.spec, self.grade_opts, self._cls = spec, grade_opts, None
+    @property
+    def cls(self) -> type:
+        "The environment class, one method per tool of the agent (built once in this process)."
+        if self._cls is None:
+            from whilelab.grade import RuleCtx
+            from whilelab.defaults import GradeOptions
+            methods = {t.api_name: _tool_method(t) for t in self.spec.tools}
+            rules = RuleCtx(self.spec, self.grade_opts or GradeOptions())   # built once: get_reward runs every rollout
+            self._cls = type(f"{self.spec.name.title().replace('_', '')}Env", (SituationEnv,),
+                             {"spec": self.spec, "grade_opts": self.grade_opts, "rules": rules, **methods})
+        return self._cls
+    def __call__(self) -> SituationEnv: return self.cls()
+    def __getstate__(self): return {"spec": self.spec, "grade_opts": self.grade_opts, "_cls": None}
+    def __repr__(self): return f"EnvironmentFactory({self.spec.name}: {len(self.spec.tools)} tools)"
+
+def _env_of(factory: EnvironmentFactory) -> SituationEnv:
+    "An environment of `factory`'s agent, its state set after: how a pickled `SituationEnv` is rebuilt."
+    return factory.cls.__new__(factory.cls)
+
 # %% ../nbs/07_cut.ipynb #cea71781
 def environment_for(spec: AgentSpec,          # the agent whose tools the environment answers
                     grade_opts=None           # `GradeOptions`: which conduct rules are hard (default: the defaults)
-                   ) -> type:
-    """A `SituationEnv` class with one method per tool of `spec`: what TRL's `GRPOTrainer(environment_factory=...)`
-    takes."""
-    from whilelab.grade import RuleCtx
-    from whilelab.defaults import GradeOptions
-    methods = {t.api_name: _tool_method(t) for t in spec.tools}
-    rules = RuleCtx(spec, grade_opts or GradeOptions())       # built once: get_reward runs on every rollout of training
-    return type(f"{spec.name.title().replace('_', '')}Env", (SituationEnv,),
-                {"spec": spec, "grade_opts": grade_opts, "rules": rules, **methods})
+                   ) -> EnvironmentFactory:
+    """The agent's environment factory: what TRL's `GRPOTrainer(environment_factory=...)` takes; each call a fresh
+    `SituationEnv` with one method per tool of `spec`."""
+    return EnvironmentFactory(spec, grade_opts)
+
+# %% ../nbs/07_cut.ipynb #03f5f342
+def environment_factories(*specs: AgentSpec,   # the agents, each with a name of its own
+                          grade_opts=None      # `GradeOptions` for them all (default: the defaults)
+                         ) -> dict:
+    """Name -> environment factory, one per agent: TRL's `GRPOTrainer(environment_factory=...)` routes each row to its
+    agent's environment by its `environment` column (`cut_grpo` writes the agent's name there)."""
+    names = [s.name for s in specs]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"two agents are named {twice}: TRL could not tell their rows apart. "
+                         "Fix: give each AgentSpec its own name")
+    return {s.name: environment_for(s, grade_opts) for s in specs}
 
 # %% ../nbs/07_cut.ipynb #11c5f1a8
 def cut_rm(rows,                          # graded rows (`grade`)

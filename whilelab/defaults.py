@@ -14,8 +14,9 @@ def _d(value, why: str, lo=None, hi=None):
 
 # %% auto #0
 __all__ = ['ARMS', 'named', 'WorldOptions', 'AxesOptions', 'RolloutOptions', 'SearchOptions', 'unfit_arms', 'GradeOptions',
-           'TrustOptions', 'SimOptions', 'CutOptions', 'RayOptions', 'ProcessOptions', 'BatchOptions', 'PlanOptions',
-           'FigureOptions', 'StatsOptions', 'RedactOptions', 'field_defaults', 'reasons_table']
+           'TrustOptions', 'PersonTrustOptions', 'CompareOptions', 'SimOptions', 'CutOptions', 'RayOptions',
+           'ProcessOptions', 'BatchOptions', 'PlanOptions', 'FigureOptions', 'StatsOptions', 'RedactOptions',
+           'field_defaults', 'reasons_table']
 
 # %% ../nbs/04_defaults.ipynb #257020ef
 def named(cls):
@@ -296,6 +297,39 @@ class TrustOptions:
     resamples: int = _d(2000, "bootstrap resamples for judge-trust intervals: interval ends stable to ~0.01", lo=100)
     min_informedness: float = _d(0.2, "lower bound of sens + spec - 1 below which no corrected pass rate is given: "
                                       "the correction divides by it, and estimates pile up at 0 and 1", lo=0.0, hi=1.0)
+
+# %% ../nbs/04_defaults.ipynb #d5e6e283
+@named
+@dataclass(frozen=True)
+class PersonTrustOptions:
+    "What a simulated person must show before its rollouts are trusted to blame the agent."
+    min_kept_low: float = _d(0.9, "lower Wilson bound of the share of rollouts where the person kept its brief: in "
+                                  "tau2-bench up to 30% of failed runs were the simulator's, so a person that errs "
+                                  "in 1 of 10 already moves pass rates by points", lo=0.0, hi=1.0)
+    min_probe_pass: float = _d(0.9, "share of probes (situations built so a faithful person must say one thing) the "
+                                    "person must get right, as a judge must catch its probes", lo=0.0, hi=1.0)
+    min_agreement_low: float = _d(0.8, "lower Wilson bound of the attribution's agreement with gold labels: the "
+                                       "same bar a judge's grades meet", lo=0.0, hi=1.0)
+    probe_situations: int = _d(24, "situations each probe is played on: a 90% bar is then told from 70% with ~95% "
+                                   "confidence", lo=1)
+
+# %% ../nbs/04_defaults.ipynb #d8a04e61
+@named
+@dataclass(frozen=True)
+class CompareOptions:
+    "How two agents are compared, and how a comparison's spend is planned."
+    level: float = _d(0.95, "interval level, as for every interval in whilelab", lo=0.5, hi=0.999)
+    resamples: int = _d(10_000, "bootstrap resamples and random sign flips: p-values resolved to ~0.01 near 0.05",
+                        lo=100)
+    power: float = _d(0.8, "the conventional chance of detecting a real difference (Cohen 1988)", lo=0.5, hi=0.999)
+    alpha: float = _d(0.05, "two-sided false-positive rate of a comparison", lo=0.0001, hi=0.5)
+    sims: int = _d(1000, "simulated comparisons when power is checked by simulation: the estimate's standard error "
+                         "is at most 1.6 points", lo=10)
+    icc: float = _d(0.3, "share of pass/fail variance between situations when no pilot says: 32-55% of tau2-bench "
+                         "tasks flip verdict across identical runs, which leaves 0-0.35 of it to the tasks", lo=0.0,
+                    hi=0.99)
+    max_n: int = _d(100_000, "the largest number of situations a plan will propose before saying the difference is "
+                             "too small to detect", lo=2)
 
 # %% ../nbs/04_defaults.ipynb #e15e112f
 @named

@@ -4,12 +4,13 @@
 
 # %% ../nbs/08_delta.ipynb #91656324
 from __future__ import annotations
+import collections
 from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 from .core import stable_hash
 from .stats import paired_test
-from .core import graded_rows
+from .core import graded_rows, Kept
 from .grade import CONDUCT_RULES, argument_grounding
 
 # %% auto #0
@@ -79,11 +80,21 @@ class DeltaReport:
                              for k, r in self.results.items()]).set_index("metric")
     def __repr__(self): return f"DeltaReport({self.verdict.upper()}: " + "; ".join(self.reasons) + ")"
 
+# %% ../nbs/08_delta.ipynb #28ea3379
+def _agents_own(rows: Kept) -> Kept:
+    """The rows whose result is the agent's own: a failure the simulated person caused (`person_error`, set by
+    `whilelab.grade.attribute`) is counted apart, in `apart` by the rule the person broke."""
+    out = Kept([r for r in rows if not r.get("person_error")], rows.left_out)
+    out.apart = dict(sorted(collections.Counter(r["person_error"]["rule"] for r in rows
+                                                if r.get("person_error")).items()))
+    return out
+
 # %% ../nbs/08_delta.ipynb #72922079
 def _delta_inputs(before, after, markers, must_not_regress) -> tuple:
     "(graded rows before, after, the markers, what was left out and why), or an error naming the fix."
     before = graded_rows(before, "delta_report (before)", fields=("situation_id",))
     after = graded_rows(after, "delta_report (after)", fields=("situation_id",))
+    before, after = _agents_own(before), _agents_own(after)
     if not before or not after:
         raise ValueError("delta_report: before or after has no rows. Fix: pass graded rows of both agents")
     markers = default_markers() if markers is None else dict(markers)
@@ -98,6 +109,7 @@ def _delta_inputs(before, after, markers, must_not_regress) -> tuple:
     excluded = {k: n for k, n in only if n}
     for name, rows in (("before", before), ("after", after)):
         excluded |= {f"rows {name}: {why}": n for why, n in rows.left_out.items()}
+        excluded |= {f"rows {name}: the person broke its brief ({rule})": n for rule, n in rows.apart.items()}
     return before, after, markers, excluded
 
 # %% ../nbs/08_delta.ipynb #ba34c80d

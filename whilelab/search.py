@@ -437,7 +437,8 @@ def _play(self: Search, sits: list) -> list:
                                    self.options.k_samples, self.options.seed, store=self.store, opts=self._left(),
                                    run_id=self.run_id, progress=self._bar(), executor=self.executor, finish=finish)
     rows, as_stored = play_graded(play, self.spec, self.judge, agent=self.agent, opts=self.options.grade,
-                                   spend=self.spend)        # the judge's calls count against the limit too
+                                  spend=self.spend,        # the judge's calls count against the limit too
+                                  situations={s.id: s for s in sits}, user_turns=self.options.rollout.user_turns)
     self.graded_in_store = self.graded_in_store and as_stored
     return rows
 

@@ -99,25 +99,32 @@ def reward_tensor(rows: list,           # graded rows
                   situations: list,           # the situations they played, in the tensor's order
                   options: SimOptions   # its phrasings and samples size the tensor
                  ) -> xr.Dataset:
-    "Rewards as (situation, phrasing, sample), NaN where missing, with each axis as a coordinate on `situation`."
+    """Rewards as (situation, phrasing, sample), NaN where missing, with each axis as a coordinate on `situation`; and
+    `person_error`, True where the simulated person broke its brief, when any row says so."""
     ids = [s.id for s in situations]
     pos = {s: i for i, s in enumerate(ids)}
     R = np.full((len(ids), options.n_phrasings, options.k_samples), np.nan)
+    P = np.zeros(R.shape, bool)
     for r in rows:
         if r.get("reward") is not None and r["situation_id"] in pos:
             R[pos[r["situation_id"]], r["phrasing"], r["sample"]] = r["reward"]
+            P[pos[r["situation_id"]], r["phrasing"], r["sample"]] = bool(r.get("person_error"))
     coords = {"situation": ids, "phrasing": np.arange(options.n_phrasings), "sample": np.arange(options.k_samples)}
     for a in (situations[0].cell if situations else {}):
         coords[a] = ("situation", [str(s.cell.get(a)) for s in situations])
-    return xr.Dataset({"reward": (("situation", "phrasing", "sample"), R)}, coords=coords)
+    dims = ("situation", "phrasing", "sample")
+    return xr.Dataset({"reward": (dims, R), **({"person_error": (dims, P)} if P.any() else {})}, coords=coords)
 
 # %% ../nbs/13_simulate.ipynb #e3d2f3e1
 def grade_summary(rows: list  # graded rows
                  ) -> dict:
-    "How many rows are graded, errored or ungraded (by reason), and the pass rate over the graded ones only."
-    graded = [r["reward"] for r in rows if r.get("reward") is not None]
-    return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded),
-            "ungraded": ungraded_counts(rows), "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
+    """How many rows are graded, errored or ungraded (by reason), how many failed by the person's doing (by the rule
+    it broke), and the agent's pass rate: over the graded rows, those the person spoiled counted apart."""
+    graded = [r["reward"] for r in rows if r.get("reward") is not None and not r.get("person_error")]
+    apart = dict(sorted(collections.Counter(r["person_error"]["rule"] for r in rows if r.get("person_error")).items()))
+    return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded) + sum(apart.values()),
+            "ungraded": ungraded_counts(rows), "person_errors": apart,
+            "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
 
 # %% ../nbs/13_simulate.ipynb #2d67d9d8
 def usage_by_role(rows: list,             # rows, graded or not
@@ -196,7 +203,8 @@ def _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress, ex
                                executor=executor, finish=finish))
         return played[-1]
     # the judge's calls count against the run's limits after the rows' own
-    rows, in_store = play_graded(play, spec, judge, agent=agent, opts=opts.grade, spend=Spend(opts.rollout))
+    rows, in_store = play_graded(play, spec, judge, agent=agent, opts=opts.grade, spend=Spend(opts.rollout),
+                                 situations={s.id: s for s in situations}, user_turns=opts.rollout.user_turns)
     over = next((r["ungraded"] for r in rows if (r.get("ungraded") or "").startswith(OVER_LIMIT)), None)
     stopped = played[-1].stopped or (over and over.split(": ", 1)[1]) or "plan played"
     return rows, situations, None, stopped, [], in_store, {}
@@ -236,6 +244,14 @@ def _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, pro
         if store is not None: store.close()
     return (*played, store.order if store is not None else None)
 
+# %% ../nbs/13_simulate.ipynb #4d29d9bc
+def _attributed(rows, situations, opts: SimOptions, graded_in_store: bool) -> tuple:
+    """(the rows, each failing one saying whether the simulated person broke its brief, whether the store still holds
+    them as they are): a row that changed must be written again."""
+    from whilelab.grade import attribute
+    out = attribute(rows, situations, opts.rollout.user_turns)
+    return out, graded_in_store and all(a is r or a == r for a, r in zip(out, rows))
+
 # %% ../nbs/13_simulate.ipynb #4b5f74bc
 def simulate(agent: object = None,            # the agent under test (default: the offline `ScriptedAgent`)
              tools: list | None = None,       # its tools, any format (default: the built-in example's)
@@ -263,6 +279,7 @@ def simulate(agent: object = None,            # the agent under test (default: t
     run_id = _run_id(spec, axes, opts, agent, user, world)
     *played, order = _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world)
     rows, situations, history, stopped, undeliverable, graded_in_store, apart = played
+    rows, graded_in_store = _attributed(rows, situations, opts, graded_in_store)
     cov = coverage(rows, plan, cell_of=delivered_cell)   # rows counted as rollouts; the plan's impossible pairs not owed
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
                      getattr(world, "name", type(world).__name__) if world is not None else "sandbox", apart)

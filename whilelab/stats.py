@@ -106,12 +106,15 @@ class Interval:
     method: str = "percentile"
     n: int = 0
     cluster: str | None = None      # what was resampled as one unit when rows share it (e.g. 'situation')
+    apart: int = 0                  # attempts counted apart (the simulated person broke its brief): not the agent's
     def excludes(self,
                  x: float = 0.0  # the value the interval is tested against
                 ) -> bool: return self.low > x or self.high < x
     def __repr__(self):
         by = f", by {self.cluster}" if self.cluster else ""
-        return f"{self.estimate:.4g} [{self.low:.4g}, {self.high:.4g}] ({self.level:.0%} {self.method}, n={self.n}{by})"
+        apart = f", {self.apart} attempts set apart as the person's" if self.apart else ""
+        return (f"{self.estimate:.4g} [{self.low:.4g}, {self.high:.4g}] ({self.level:.0%} {self.method}, "
+                f"n={self.n}{by}{apart})")
 
 # %% ../nbs/10_stats.ipynb #2c38be85
 def _boot_means(x, B, rng):
@@ -230,19 +233,38 @@ def t_interval(values,                        # per-task values, e.g. difference
     half = sps.t.ppf(1 - (1 - level) / 2, n - 1) * x.std(ddof=1) / math.sqrt(n)
     return Interval(float(x.mean()), float(x.mean() - half), float(x.mean() + half), level, "t", n)
 
+# %% ../nbs/10_stats.ipynb #c60cdfe8
+def _set_apart(rewards, apart) -> tuple:
+    """(the rewards with the attempts in `apart` as NaN, how many), `apart` defaulting to the tensor's `person_error`:
+    a failure of the simulated person is not the agent's."""
+    if apart is None and isinstance(rewards, xr.Dataset) and "person_error" in rewards: apart = rewards["person_error"]
+    if apart is None: return rewards, 0
+    A = rewards["reward"] if isinstance(rewards, xr.Dataset) else rewards
+    mask = np.asarray(apart.values if isinstance(apart, xr.DataArray) else apart, dtype=bool)
+    if mask.shape != np.shape(A):
+        raise ValueError(f"apart has shape {mask.shape}, the rewards {np.shape(A)}. Fix: one flag per attempt, True "
+                         "where the person broke its brief")
+    kept = A.where(~mask) if isinstance(A, xr.DataArray) else np.where(mask, np.nan, np.asarray(A, dtype=float))
+    return kept, int(mask.sum())
+
 # %% ../nbs/10_stats.ipynb #726b4ab4
 def pass_interval(rewards,                    # reward tensor (situation, phrasing, sample), or tasks x attempts
                   k: int = 1,                 # attempts per task in pass@k / pass^k
                   kind: str = "at",           # 'at' for pass@k, 'pow' for pass^k
                   method: str = "score",  # 'score' (calibrated, see the study below), or a bootstrap: 'percentile', 'bca'
+                  apart=None,  # True where the person broke its brief, counted apart (default: `person_error`)
                   **kw                        # `level`, and for a bootstrap `n_resamples`, `seed`
                  ) -> Interval:
-    "Interval over tasks for pass@k or pass^k."
+    """Interval over tasks for pass@k or pass^k; attempts where the simulated person broke its brief are counted apart
+    (not the agent's failures), and the interval says how many."""
     f = {"at": pass_at_k, "pow": pass_pow_k}.get(kind)
     if f is None: raise ValueError(f"kind must be 'at' or 'pow', got {kind!r}")
+    rewards, n_apart = _set_apart(rewards, apart)
     per_task = f(rewards, k, per_task=True).values
-    if method == "score": return score_interval(per_task, level=kw.get("level", 0.95))
-    return bootstrap_ci(per_task, method=method, bounds=(0.0, 1.0), **kw)
+    if method == "score": out = score_interval(per_task, level=kw.get("level", 0.95))
+    else: out = bootstrap_ci(per_task, method=method, bounds=(0.0, 1.0), **kw)
+    out.apart = n_apart
+    return out
 
 # %% ../nbs/10_stats.ipynb #540cc7fe
 EXACT_MAX_N = StatsOptions().exact_max_n   # StatsOptions.reasons()['exact_max_n'] says why

@@ -105,6 +105,20 @@ def confusion_html(cells: dict  # (judge label, gold label) -> count
             + td(sum(cells.values()), False) + "</tr>")
     return f"<table style='border-collapse:collapse'>{head}{body}{foot}</table>"
 
+# %% ../nbs/14_widgets.ipynb #33cf236f
+def _person_html(person) -> str:
+    "The simulated person's trust verdict as one line of HTML; empty when none was given."
+    if person is None: return ""
+    colour = "#2ca02c" if person.trusted else "#d62728"
+    return (f"<p>person <b style='color:{colour}'>{'TRUSTED' if person.trusted else 'NOT TRUSTED'}</b> "
+            f"{html.escape(str(getattr(person, 'user', '')))}: {html.escape('; '.join(person.reasons))}</p>")
+
+def _person_said(row) -> str:
+    "Whose failure a failing row was: the rule the person broke, that it kept its brief, or that nobody checked."
+    if "person_error" not in row: return "not checked (a passing row, or rows graded without their situations)"
+    e = row["person_error"]
+    return f"broke its brief -- {e['rule']}: {e['reason']}" if e else "kept its brief: the failure is the agent's"
+
 # %% ../nbs/14_widgets.ipynb #8a38ed0d
 class JudgeInspector:
     """Judge against gold as a table with totals and the disagreements highlighted, agreement with its intervals, and
@@ -112,9 +126,10 @@ class JudgeInspector:
     def __init__(self, judge: object,                 # a judge: a `Judge`, or a function row -> label
                  rows: list,                          # graded or ungraded rollout rows
                  gold: dict | typing.Callable,        # gold labels: a dict row key -> label, or a function row -> label
-                 axes: tuple = ("tool", "stance", "world", "condition")  # the axes to filter by (those the rows have)
+                 axes: tuple = ("tool", "stance", "world", "condition"),  # the axes to filter by (those the rows have)
+                 person: object = None  # the person's trust verdict (`people.person_trust`), shown above the matrix
                 ):
-        self.judge = as_judge(judge)
+        self.judge, self.person = as_judge(judge), person
         g = _gold_dict(rows, gold)
         self.rows = [r for r in rows if row_key(r) in g]
         self.gold = [g[row_key(r)] for r in self.rows]
@@ -128,9 +143,10 @@ class JudgeInspector:
         self.position = W.Label()                # "row i of N": a reader knows how many there are to read
         self.prev_btn, self.next_btn = W.Button(description="previous"), W.Button(description="next")
         self.matrix, self.detail = W.HTML(), W.HTML()
+        self.person_line = W.HTML(_person_html(person))
         for w in [*self.filters.values(), self.kind]: w.observe(self._refresh, names="value")
         self.prev_btn.on_click(lambda _: self._step(-1)); self.next_btn.on_click(lambda _: self._step(1))
-        self.panel = W.VBox([W.HBox(list(self.filters.values())), self.kind, self.matrix,
+        self.panel = W.VBox([W.HBox(list(self.filters.values())), self.kind, self.person_line, self.matrix,
                              W.HBox([self.prev_btn, self.position, self.next_btn]), self.detail])
         self._refresh()
 
@@ -191,6 +207,7 @@ def _show(self: JudgeInspector, *_):
                          f"<p>judge <b>{l.label}</b>: {html.escape(l.reason or '(the judge gave no reason)')}<br>"
                          f"gold <b>{self.gold[i]}</b></p>"
                          f"<p>conduct rules: {html.escape('; '.join(broken) or 'all pass')}</p>"
+                         f"<p>person: {html.escape(_person_said(r))}</p>"
                          + transcript_html(r))
 
 # %% ../nbs/14_widgets.ipynb #42bacd43

@@ -1,0 +1,229 @@
+"""Inspect AI, end to end: a run on the real tau-bench retail domain written as an Inspect eval log, read back by
+Inspect's own reader with every count of the run's summary; `whilelab export --inspect`; a plan played as an Inspect
+task by Inspect's offline mock model, its log back into whilelab's statistics and cuts; and `inspect view` on
+127.0.0.1 in a real browser listing the samples with their scores."""
+import contextlib, io, json, os, subprocess, sys, time, urllib.request, warnings
+from collections import Counter
+import pytest
+
+inspect_ai = pytest.importorskip("inspect_ai", reason="Inspect AI is not installed (tests/run.sh installs it)")
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from conftest import HAVE_CHROMIUM, chromium_page, free_port
+from whilelab.core import AgentSpec, shared_data
+from whilelab.defaults import SimOptions
+from whilelab.simulate import simulate, load
+from whilelab.stats import pass_interval
+from whilelab.delta import delta_report
+from whilelab.cut import cut_grpo, cut_sft
+from whilelab.cli import main
+from whilelab.interop import (from_inspect, inspect_task, export_inspect, rewards_of, tool_info, need, eval_sample,
+                              inspect_log)
+
+TAU = shared_data("tau_bench_domains.json", __file__)
+WHEN = "2026-01-01T00:00:00+00:00"
+
+
+def retail() -> AgentSpec:
+    if TAU is None: pytest.skip("../shared/data/tau_bench_domains.json not found beside the project")
+    d = json.loads(TAU.read_text())["retail"]
+    return AgentSpec("retail", d["tools"], d["policy"])
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    "The retail domain's plan played once, two phrasings of each situation, into a run folder."
+    out = tmp_path_factory.mktemp("retail") / "run"
+    spec = retail()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = simulate(None, spec.tools, spec.policy, SimOptions(k_samples=1, search=None), out=out, progress=False)
+    return sim, out
+
+
+def counts(samples) -> dict:
+    "The summary's counts, recomputed from Inspect samples alone."
+    graded = [s.scores["reward"].value for s in samples if s.scores and "reward" in s.scores]
+    return {"rollouts": len(samples), "situations": len({s.id for s in samples}),
+            "errors": sum(s.error is not None for s in samples), "graded": len(graded),
+            "pass_rate": round(sum(graded) / len(graded), 4) if graded else None,
+            "faults_fired": sum(e.event == "info" and e.source == "whilelab.fault" for s in samples for e in s.events),
+            "flawed": sum(s.metadata["flaw"] is not None for s in samples),
+            "signatures": len({s.metadata["signature"] for s in samples}),
+            "end_state_unknown": sum(s.store["state_hash_after"] is None or s.store["reference_hash"] is None
+                                     for s in samples)}
+
+
+def test_a_real_run_reads_back_with_every_count_of_its_summary(run, tmp_path):
+    sim, _ = run
+    p = sim.to_inspect(tmp_path / "retail.eval", created=WHEN)
+    log = read_eval_log(str(p))
+    summ = sim.summary()
+    assert counts(log.samples) == {k: summ[k] for k in counts(log.samples)}
+    assert summ["faults_fired"] > 0 and summ["flawed"] > 0          # the counts compared are not all zero
+    assert log.results.total_samples == summ["rollouts"] and log.eval.dataset.samples == summ["situations"]
+    assert log.eval.task == "whilelab/agent" and log.eval.task_version == summ["policy_version"]
+    assert log.eval.config.epochs == 2 and log.eval.metadata["whilelab"]["summary"]["run_id"] == sim.run_id
+    # ids and epochs: one sample per rollout, epoch = phrasing * k_samples + sample + 1
+    assert {(s.id, s.epoch) for s in log.samples} == {(r["situation_id"], r["phrasing"] + r["sample"] + 1)
+                                                      for r in sim.rows}
+    # tool calls and their results are Inspect messages; the cell and each axis are metadata; hashes in the store
+    s = next(s for s in log.samples if any(m.role == "tool" for m in s.messages))
+    call = next(m for m in s.messages if m.role == "assistant" and m.tool_calls)
+    assert any(m.role == "tool" and m.tool_call_id == call.tool_calls[0].id for m in s.messages)
+    assert all(s.metadata[a] == v for a, v in s.metadata["cell"].items())
+    assert s.metadata["axes"] == list(s.metadata["cell"])
+    # the reward's and the judge's metadata carry the rubric hash; pass@k per situation where Inspect puts reductions
+    judged = next(s for s in log.samples if "judge" in s.scores)
+    assert judged.scores["reward"].metadata["rubric_hash"] == judged.scores["judge"].metadata["rubric_hash"]
+    reds = {r.reducer: r for r in log.reductions}
+    assert set(reds) == {"pass_at_1", "pass_k_1", "pass_at_2", "pass_k_2"}
+    per = pass_interval(sim.rewards, 2, kind="pow").estimate
+    assert abs(sum(x.value for x in reds["pass_k_2"].samples) / len(reds["pass_k_2"].samples) - per) < 1e-9
+    # every row comes back whole, and the same log is the same bytes
+    assert from_inspect(log) == sim.rows
+    assert sim.to_inspect(tmp_path / "again.eval", created=WHEN).read_bytes() == p.read_bytes()
+
+
+def test_a_json_log_reads_back_too(run, tmp_path):
+    sim, _ = run
+    p = sim.to_inspect(tmp_path / "retail.json", created=WHEN)
+    assert json.loads(p.read_text())["eval"]["task"] == "whilelab/agent"
+    assert from_inspect(p) == sim.rows
+
+
+def test_error_rows_are_errored_samples_and_ungraded(tmp_path):
+    def down(messages, tools): raise ConnectionError("the agent's endpoint is down")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = simulate(down, options=SimOptions(k_samples=1, n_phrasings=1, search=None), progress=False)
+    log = read_eval_log(str(sim.to_inspect(tmp_path / "down.eval", created=WHEN)))
+    summ = sim.summary()
+    assert summ["errors"] == summ["rollouts"] > 0 and summ["graded"] == 0
+    assert counts(log.samples) == {k: summ[k] for k in counts(log.samples)}
+    assert "endpoint is down" in log.samples[0].error.message and log.reductions is None
+    assert from_inspect(log) == sim.rows
+
+
+def test_the_cli_exports_a_run_folder(run, tmp_path):
+    sim, out = run
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf): assert main(["export", "--inspect", str(out)]) == 0
+    p = out / "inspect" / f"{sim.run_id}.eval"
+    assert str(p) in buf.getvalue() and "inspect view --log-dir" in buf.getvalue()
+    assert from_inspect(p) == load(out)["rows"]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err): assert main(["export", "--inspect", str(tmp_path / "nope")]) == 2
+    assert "not a complete run folder" in err.getvalue()
+
+
+def test_a_missing_extra_is_named(monkeypatch):
+    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)       # as if Inspect AI were not installed
+    with pytest.raises(ImportError, match=r"pip install 'whilelab\[inspect\]'"): need("inspect_ai.log", "to_inspect")
+
+
+def test_other_logs_are_refused_with_the_fix(tmp_path):
+    from inspect_ai import Task
+    from inspect_ai.dataset import Sample
+    [log] = inspect_eval(Task(dataset=[Sample(input="hi", target="x")]), model=get_model(
+        "mockllm/model", custom_outputs=outputs("hello")), log_dir=str(tmp_path), display="none")
+    with pytest.raises(ValueError, match="holds no whilelab row"): from_inspect(log)
+
+
+def outputs(*turns):
+    "Outputs for Inspect's mock model, cycled: a (tool, arguments) pair is a tool call, text a reply; usage given."
+    while True:
+        for t in turns:
+            o = (ModelOutput.for_tool_call("mockllm/model", t[0], t[1]) if isinstance(t, tuple)
+                 else ModelOutput.from_content("mockllm/model", t))
+            o.usage = ModelUsage(input_tokens=40, output_tokens=8, total_tokens=48)
+            yield o
+
+
+def test_every_real_tool_is_an_inspect_tool():
+    spec = retail()
+    infos = [tool_info(t) for t in spec.tools]
+    assert len(infos) == 16
+    for t, i in zip(spec.tools, infos):
+        assert i.name == t.api_name and set(i.parameters.properties) == set(t.params)
+        assert set(i.parameters.required) == set(t.required)
+
+
+def test_a_plan_played_as_an_inspect_task_comes_back_into_whilelab(tmp_path):
+    spec = retail()
+    opts = SimOptions(n_phrasings=1, k_samples=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        task = inspect_task(spec, opts)
+    assert len(task.dataset) > 0 and all("cell" in s.metadata for s in task.dataset)
+    tool = next(t for t in spec.tools if t.name == "get_order_details")
+    mock = get_model("mockllm/model", custom_outputs=outputs((tool.api_name, {"order_id": "#W0000001"}), "All done."))
+    [log] = inspect_eval(task, model=mock, limit=6, max_samples=1, log_dir=str(tmp_path), display="none")
+    assert log.status == "success" and log.results.total_samples == 12
+    rows = from_inspect(read_eval_log(log.location))
+    assert len(rows) == 12 and {r["phrasing"] for r in rows} == {0} and {r["sample"] for r in rows} == {0, 1}
+    # the model's call reached whilelab's world and its answer is in the row; the person spoke first
+    r = rows[0]
+    assert r["messages"][0]["role"] == "user" and r["calls"] and r["calls"][0]["tool"] == tool.name
+    assert any(m["role"] == "tool" for m in r["messages"])
+    u = r["usage"]["agent"]                                          # each of the model's turns, with its usage
+    assert u["calls"] == sum(m["role"] == "assistant" for m in r["messages"]) and u["input_tokens"] == 40 * u["calls"]
+    # whilelab's grade scored it: an order id nobody gave breaks a hard rule, so every reward is 0
+    assert all(x["reward"] == 0.0 for x in rows)
+    assert Counter(v["rule"] for x in rows for v in x["rules"] if not v["passed"])["ungrounded_arguments"] == 12
+    assert {s.scores["reward"].value for s in log.samples} == {0.0}
+    # the rows feed the statistics, the cuts and the before/after report
+    assert pass_interval(rewards_of(rows), 1).estimate == 0.0
+    assert cut_sft(rows, spec).rows == [] and cut_grpo(rows, spec).rows == []
+    # against whilelab's offline agent on the same situations: the plan's situations are the ones simulate plays
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        offline = simulate(None, spec.tools, spec.policy, SimOptions(n_phrasings=1, k_samples=2, search=None),
+                           progress=False).rows
+    ids = {x["situation_id"] for x in rows}
+    assert ids <= {x["situation_id"] for x in offline}
+    after = [x for x in offline if x["situation_id"] in ids]
+    rep = delta_report(rows, after, n_resamples=200)
+    assert rep.results["pass@1"].n == 6 and rep.results["pass@1"].diff == pass_interval(rewards_of(after), 1).estimate
+
+
+def wait_http(url, proc, timeout=60):
+    t = time.time()
+    while time.time() - t < timeout:
+        if proc.poll() is not None:
+            raise RuntimeError(f"inspect view exited early:\n{proc.stderr.read().decode()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200: return
+        except OSError: time.sleep(0.3)
+    raise TimeoutError(f"inspect view did not answer at {url}")
+
+
+@pytest.mark.skipif(not HAVE_CHROMIUM, reason="Debian chromium is not installed (tests/run.sh installs it)")
+def test_inspect_view_lists_the_samples_with_their_scores(run, tmp_path):
+    sim, _ = run
+    logs = tmp_path / "logs"
+    sim.to_inspect(logs / "retail.eval", created=WHEN)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "inspect_ai", "view", "start", "--log-dir", str(logs),
+                             "--host", "127.0.0.1", "--port", str(port)], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        wait_http(f"http://127.0.0.1:{port}/", proc)
+        with chromium_page() as page:
+            page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded", timeout=60_000)
+            page.get_by_text("whilelab/agent").first.wait_for(timeout=60_000)
+            page.get_by_text(f"{sim.summary()['rollouts']} Samples").first.wait_for(timeout=60_000)
+            first = sorted(sim.rows, key=lambda r: r["situation_id"])[0]["situation_id"]
+            page.get_by_text(first).first.wait_for(timeout=60_000)
+            body = page.inner_text("body")
+            page.screenshot(path=str(tmp_path / "inspect_view.png"))
+            print("screenshot:", tmp_path / "inspect_view.png")
+    finally:
+        proc.terminate()
+        try: proc.wait(20)
+        except subprocess.TimeoutExpired: os.killpg(proc.pid, 9); proc.wait(10)
+    graded = [r["reward"] for r in sim.rows if r["reward"] is not None]
+    assert "REWARD" in body.upper() and "end_state" in body         # the scores are listed, the reward a column
+    assert f"{sum(graded) / len(graded):.3f}" in body                # and its mean is the headline
