@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
 from .defaults import PlanOptions, FigureOptions
+from .axes import Axes
 import xarray as xr
 from .core import derive_seed, canonical_json, content_words
 
@@ -657,7 +658,7 @@ def _bin_labels(bins) -> list[str]:
 # %% ../nbs/02_cover.ipynb #0117ccd8
 FIGURE_FORMATS = ("pdf", "svg", "png")
 
-def save_figure(fig: matplotlib.figure.Figure,  # a matplotlib figure
+def save_figure(fig: object,         # a matplotlib figure
                 path: str | Path,    # where: its suffix gives the format unless `format` does
                 format: str | None = None,   # "pdf", "svg" or "png" (default: the path's suffix)
                 dpi: int | None = None,      # PNG resolution (default: `FigureOptions.dpi`, for print)
@@ -688,7 +689,7 @@ def _unseen_ticks(ax) -> list:
     return out
 
 # %% ../nbs/02_cover.ipynb #a20cf504
-def figure_problems(fig: matplotlib.figure.Figure,     # a matplotlib figure
+def figure_problems(fig: object,                       # a matplotlib figure
                     options: FigureOptions | None = None  # its smallest readable text (`font_min`)
                    ) -> list[str]:
     "What would not print: text under `font_min` points, text outside the figure, two texts over each other."

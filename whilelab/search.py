@@ -5,6 +5,7 @@
 # %% ../nbs/03_search.ipynb #c1f88adc
 from __future__ import annotations
 import collections, dataclasses, heapq, itertools, json, math
+from pathlib import Path
 import numpy as np
 import xarray as xr
 from fastcore.basics import patch

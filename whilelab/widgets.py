@@ -10,6 +10,7 @@ import ipywidgets as W
 from .grade import judge_all, as_judge, _gold_dict, transcript
 from .rollout import row_key
 from .stats import cohens_kappa, wilson
+from .search import Search
 from fastcore.basics import patch
 
 # %% auto #0
