@@ -255,7 +255,11 @@ def serve(strict: Strict):
         def log_message(self, *a):
             pass
 
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 256   # the default backlog of 5 refuses connections when many rollouts open them at once
+        daemon_threads = True
+
+    srv = Server(("127.0.0.1", 0), Handler)
     th = threading.Thread(target=srv.serve_forever, daemon=True)
     th.start()
     try:

@@ -1,0 +1,131 @@
+"""Production traces in: OTLP JSON GenAI spans and OpenInference spans read into valid rows; secrets never reach a row;
+tools inferred from calls; the coverage gap; bad input named with the file, the span or line, and the fix."""
+import json, pytest
+from pathlib import Path
+from whilelab.core import shopfront, canonical_json, find_secrets, validate_row, shared_data
+from whilelab.traces import from_traces, TraceError, infer_tools, production_gap, gap_pairs, aim, error_kind, phrasings
+from whilelab.axes import default_axes
+from whilelab.cover import covering_array
+
+SECRET = "sk-ant-api03-" + "Zx9" * 12
+kv = lambda d: [{"key": k, "value": {"intValue": str(v)} if isinstance(v, int) else {"stringValue": str(v)}}
+                for k, v in d.items()]
+
+
+def genai_export(traces, base=0):
+    "An OTLP JSON export: traces is a list of (first message, [(tool, args, result, error)])."
+    spans, n = [], 0
+    for k, (first, calls) in enumerate(traces):
+        tid = f"{base + k + 1:032x}"; n += 1
+        spans.append({"traceId": tid, "spanId": f"{n:016x}", "name": "chat m", "startTimeUnixNano": str(n),
+                      "endTimeUnixNano": str(n + 1), "attributes": kv({
+                          "gen_ai.operation.name": "chat", "gen_ai.provider.name": "anthropic",
+                          "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"type": "text", "content": first}]}])})})
+        for tool, args, result, err in calls:
+            n += 1
+            a = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool, "gen_ai.tool.call.id": f"c{n}",
+                 "gen_ai.tool.call.arguments": json.dumps(args), "gen_ai.tool.call.result": result}
+            if err: a["error.type"] = err
+            spans.append({"traceId": tid, "spanId": f"{n:016x}", "name": f"execute_tool {tool}", "startTimeUnixNano": str(n),
+                          "endTimeUnixNano": str(n + 1), "status": {"code": 2, "message": err} if err else {},
+                          "attributes": kv(a)})
+    return {"resourceSpans": [{"resource": {"attributes": kv({"service.name": "shop"})}, "scopeSpans": [{"spans": spans}]}]}
+
+
+PROD = [("cancel #W1 please, my token is " + SECRET, [("find_customer", {"email": "a@b.test"}, '{"customer_id":"C1"}', None),
+                                                    ("cancel_order", {"order_id": "#W1", "reason": "ordered by mistake",
+                                                                      "api_key": SECRET}, '{"error":"timed out"}', "TimeoutError")]),
+        ("where is #W2", [("get_order", {"order_id": "#W2"}, '{"error":"order #W2 not found"}', None)]),
+        ("refund #W3", [("refund_order", {"order_id": "#W3", "amount": 5.0, "reason": "x"}, '{"error":"forbidden"}', "PermissionError")])]
+
+
+@pytest.fixture
+def export(tmp_path):
+    p = tmp_path / "prod.json"; p.write_text(json.dumps(genai_export(PROD)))
+    return p
+
+
+def test_rows_are_valid_and_say_what_happened(export):
+    t = from_traces(export)
+    assert len(t) == 3
+    for r in t.rows: validate_row(r)
+    cells = [r["cell"] for r in t.rows]
+    assert cells == [{"tool": "cancel_order", "condition": "timeout", "world": "exists"},
+                     {"tool": "get_order", "condition": "ok", "world": "missing"},
+                     {"tool": "refund_order", "condition": "denied", "world": "exists"}]
+    assert t.rows[0]["agent_family"] == "anthropic" and [c["tool"] for c in t.rows[0]["calls"]] == ["find_customer", "cancel_order"]
+
+
+def test_secrets_never_reach_a_row(export):
+    t = from_traces(export)
+    text = canonical_json(t.rows)
+    assert SECRET not in text and find_secrets(text) == []
+    assert "[redacted]" in text
+    assert all(SECRET not in p for ps in phrasings(t).values() for p in ps)
+
+
+def test_same_file_same_rows(export):
+    assert canonical_json(from_traces(export).rows) == canonical_json(from_traces(export).rows)
+
+
+def test_tools_inferred_from_calls(export):
+    tools = {t.name: t for t in infer_tools(from_traces(export))}
+    assert set(tools) == {"find_customer", "cancel_order", "get_order", "refund_order"}
+    assert tools["refund_order"].params["amount"]["type"] == "number"
+    assert set(tools["refund_order"].required) == {"order_id", "amount", "reason"}
+
+
+def test_inferred_tools_of_a_real_domain_keep_its_names_and_types(tmp_path):
+    "tau-bench retail: calls made with each tool's required arguments infer the same names, required sets and types."
+    P = shared_data("tau_bench_domains.json", __file__)
+    if P is None: pytest.skip("../shared/data/tau_bench_domains.json not found")
+    from whilelab.core import tools as as_tools
+    from whilelab.world import _synth
+    from whilelab.defaults import WorldOptions
+    import numpy as np
+    ts = as_tools(json.loads(P.read_text())["retail"]["tools"])
+    rng, traces = np.random.default_rng(0), []
+    for t in ts:
+        args = {p: _synth(p, t.params[p], rng, WorldOptions(), t.input_schema) for p in t.required}
+        traces.append((f"please {t.name}", [(t.name, args, "{}", None)]))
+    p = tmp_path / "retail.json"; p.write_text(json.dumps(genai_export(traces)))
+    got = {t.name: t for t in infer_tools(from_traces(p))}
+    assert set(got) == {t.name for t in ts}
+    for t in ts:
+        assert set(got[t.name].required) == set(t.required), t.name
+        for q in t.required:
+            want = t.params[q].get("type")
+            assert want is None or got[t.name].params[q]["type"] == want, (t.name, q)
+
+
+def test_gap_and_aimed_plan(export):
+    spec = shopfront()
+    t = from_traces(export)
+    axes = default_axes(spec.tools, spec.policy)
+    plan = covering_array(axes, seed=0)
+    gap = production_gap(t, plan)
+    assert set(gap.coords) >= {"tool", "condition", "world"} and gap.attrs["traces"] == 3
+    assert gap.attrs["both"] + gap.attrs["production_only"] >= 3
+    aimed, seeds, facts = aim(axes, t)
+    plan2 = covering_array(aimed, seed=0, seed_rows=seeds)
+    assert gap_pairs(production_gap(t, plan2), "production_only") == []
+    assert facts["order_id"] == ["#W1", "#W2", "#W3"]
+
+
+def test_error_kinds():
+    assert [error_kind("ReadTimeout"), error_kind(None, '{"error": "rate limit exceeded"}'), error_kind("KeyError: x")] == \
+        ["timeout", "rate_limited", "error:KeyError"]
+
+
+def test_bad_input_names_file_span_and_fix(tmp_path, export):
+    p = tmp_path / "x.csv"; p.write_text("a,b\n1,2\n")
+    with pytest.raises(TraceError, match=r"x\.csv: the file: an unknown trace format.*Fix:"): from_traces(p)
+    lines = [json.dumps(genai_export([x], base=i)) for i, x in enumerate(PROD)]
+    torn = tmp_path / "torn.jsonl"; torn.write_text(lines[0] + "\n" + lines[1] + "\n" + lines[2][:50])
+    with pytest.raises(TraceError, match=r"torn\.jsonl: line 3: .*Fix:") as e: from_traces(torn)
+    assert len(e.value.kept.rows) == 2          # what was read before is kept
+    http = tmp_path / "http.json"
+    http.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [
+        {"traceId": "ab12", "spanId": "1", "name": "GET /", "attributes": kv({"http.method": "GET"})}]}]}]}))
+    with pytest.raises(TraceError, match=r"http\.json: span ab12: no span is a model or tool call.*Fix:"): from_traces(http)
+    with pytest.raises(TraceError, match="not found"): from_traces([export, tmp_path / "missing.json"])
