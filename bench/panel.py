@@ -1,4 +1,4 @@
-"""The search panel's redraw per batch (issue 37's target: under 0.3 s at the example's 64 cells), and the print figures.
+"""The search panel's redraw per batch (issue 37: under 0.3 s at the example's 64 cells), and the print figures.
 
 Run from the project root: `python bench/panel.py [--repeats 3]`. Plays the built-in example's search to its end
 through a `SearchPanel` (no browser: the widgets' values are set as a kernel would), and prints per run the batches,

@@ -224,8 +224,9 @@ def test_the_panel_never_disagrees_with_itself(tmp_path):
         said = message.inner_text().strip()
         assert "cap" in said and len(said) < 100 and said.count(". ") == 0, said       # one short sentence
         page.wait_for_function(f"() => JSON.stringify({json.dumps(before)}) === JSON.stringify("
-                               "[...document.querySelectorAll('.widget-hbox')].filter(r => r.querySelector('.widget-slider'))"
-                               ".slice(0, 5).map(r => r.querySelector('.widget-readout').innerText))", timeout=60_000)
+                               "[...document.querySelectorAll('.widget-hbox')]"
+                               ".filter(r => r.querySelector('.widget-slider')).slice(0, 5)"
+                               ".map(r => r.querySelector('.widget-readout').innerText))", timeout=60_000)
         assert readouts() == before                                   # nothing moved, the refused slider back too
         step, run = (page.get_by_role("button", name=n, exact=True) for n in ("step", "run"))
         pause = page.get_by_role("button", name="pause", exact=True)

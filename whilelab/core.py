@@ -397,7 +397,7 @@ class Tool:
     input_schema: dict = field(default_factory=lambda: {"type": "object", "properties": {}})   # argument JSON Schema
     output_schema: dict | None = None   # JSON Schema of its answer, where known
     effect: str | None = None  # 'read' or 'write'; guessed from name and description when None
-    fn: typing.Callable | None = field(default=None, repr=False, compare=False)   # the Python function it was made from, if any
+    fn: typing.Callable | None = field(default=None, repr=False, compare=False)   # the function it was made from
     api_name: str = field(default="", repr=False)   # the name model APIs see (`name` unless it has characters they refuse)
 
     def __post_init__(self):

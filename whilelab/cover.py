@@ -542,7 +542,7 @@ def _row_count(cells) -> int:
 
 # %% ../nbs/02_cover.ipynb #c67f991b
 def _cells_of(cells, cell_of=None) -> list[dict]:
-    "Each of `cells` as a dict of axis -> str value: a plan's cells, cell dicts, or rows' cells (`cell_of(row)` if given)."
+    "Each of `cells` as a dict of axis -> str: a plan's cells, cell dicts, or rows' cells (`cell_of(row)` if given)."
     if isinstance(cells, xr.Dataset): return plan_cells(cells)
     out = []
     for c in cells:
@@ -587,8 +587,8 @@ def _pair_counts(a, b, levels, cl, impossible) -> tuple:
 
 # %% ../nbs/02_cover.ipynb #e39e0d7d
 def coverage(cells: xr.Dataset | list,  # a plan, cell dicts, or rows (dicts with a `cell`)
-             axes: Axes | dict | xr.Dataset | None = None,  # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
-             cell_of: typing.Callable | None = None  # a row's cell as counted, e.g. `rollout.delivered_cell` (default: the row's `cell`)
+             axes: Axes | dict | xr.Dataset | None = None,  # `Axes`, a dict, or a plan; default: the plan's or those seen
+             cell_of: typing.Callable | None = None  # a row's cell as counted, e.g. `delivered_cell` (default: `cell`)
             ) -> xr.Dataset:
     """Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values.
     attrs: pairs_planned, pairs_covered, fraction, n_cells (cells or rows counted), distinct_cells, rollouts (rows)."""
@@ -834,7 +834,8 @@ def _grid(M, rlab, clab, groups, W: float, pt: float, title: str, key: tuple, ha
     _draw_cells(ax, M, cmap, norm, bool(numbers) and text is not None, max(font_min, min(pt, 0.5 * pitch * 72)), text)
     for s in rs[1:-1]: ax.axhline(s - 0.5, color="k", lw=0.6)
     for s in cs[1:-1]: ax.axvline(s - 0.5, color="k", lw=0.6)
-    ax.set_xticks(range(len(clab)), clab, rotation=90 if upright else 0, fontsize=pt); ax.set_yticks(range(len(rlab)), rlab, fontsize=pt)
+    ax.set_xticks(range(len(clab)), clab, rotation=90 if upright else 0, fontsize=pt)
+    ax.set_yticks(range(len(rlab)), rlab, fontsize=pt)
     ax.tick_params(length=2, pad=1)
     if rnames:
         r = ax.secondary_yaxis("right"); r.set_yticks((rs[:-1] + rs[1:]) / 2 - 0.5, rnames, fontsize=pt)
@@ -897,12 +898,12 @@ def plot_coverage(cov: xr.Dataset,                 # what `coverage` returned
                   save: str | Path | None = None,                       # a path to write the figure to (`save_figure`)
                   *,
                   width: float | None = None,      # inches: `FigureOptions.width` (a page), or e.g. 3.5 (a column)
-                  detail: str | None = None,       # "values" (a cell per pair of values), "axes" (per pair of axes); None: values if they fit
+                  detail: str | None = None,       # "values": a cell per value pair, "axes": per axis pair; None: as fits
                   numbers: bool | None = None,     # write the counts in the cells (None: where they fit)
                   format: str | None = None,       # "pdf", "svg" or "png" (default: `save`'s suffix)
                   dpi: int | None = None,          # PNG resolution (default: `FigureOptions.dpi`)
                   options: FigureOptions | None = None,  # sizes, fonts and resolutions
-                  count_max: int | None = None     # the colour bar's top count (default: the largest); a live figure rounds it up so its bins hold
+                  count_max: int | None = None     # the colour bar's top count (default: the largest; a live figure: more)
                  ):
     """Every pair of axes in one lower triangle, `width` inches wide: colour = how many cells (or rollouts) hold the
     pair, vermillion = none, grey hatched = impossible, counts written in where they fit; too narrow for a cell per

@@ -611,7 +611,7 @@ def plot_history(hist: xr.Dataset,  # a search's history: `Search.history_datase
                  format: str | None = None,    # "pdf", "svg" or "png" (default: `save`'s suffix)
                  dpi: int | None = None,       # PNG resolution (default: `FigureOptions.dpi`)
                  options: FigureOptions | None = None,  # sizes, fonts and resolutions
-                 room: tuple | None = None     # (batches, rollouts, signatures) the axes leave room for (a live figure keeps its axes as it grows); default: what was played
+                 room: tuple | None = None     # (batches, rollouts, signatures) the axes hold (default: what was played)
                 ):
     """Four panels over the batches, numbered from 1 as the search counts them: arm weights, arm yields, delivered
     coverage, behaviour signatures (total and new); one legend of the arms below, none on the data."""

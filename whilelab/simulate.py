@@ -280,7 +280,7 @@ def simulate(agent: object = None,            # the agent under test (default: t
     *played, order = _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world)
     rows, situations, history, stopped, undeliverable, graded_in_store, apart = played
     rows, graded_in_store = _attributed(rows, situations, opts, graded_in_store)
-    cov = coverage(rows, plan, cell_of=delivered_cell)   # rows counted as rollouts; the plan's impossible pairs not owed
+    cov = coverage(rows, plan, cell_of=delivered_cell)   # rows as rollouts; the plan's impossible pairs not owed
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
                      getattr(world, "name", type(world).__name__) if world is not None else "sandbox", apart)
     if out is not None: save(sim, out, order, graded_in_store)
