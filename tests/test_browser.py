@@ -1,6 +1,6 @@
 """The search panel in a real browser: JupyterLab on 127.0.0.1, Debian's chromium driven by Playwright.
 A slider moved in the page must reach the kernel and the search engine. The test stops what it starts."""
-import contextlib, json, os, secrets, subprocess, sys, time, urllib.request
+import contextlib, json, os, re, secrets, subprocess, sys, time, urllib.request
 import pytest
 from conftest import HAVE_CHROMIUM, chromium_page, free_port
 
@@ -155,11 +155,102 @@ def test_the_panel_draws_live_snaps_refused_values_back_and_the_inspector_pages(
         page.screenshot(path=str(root / "running.png"))
         (root / "go3.json").write_text("{}")
         page.locator(".widget-html", has_text="stopped (budget)").first.wait_for(timeout=120_000)
-        position = page.locator(".widget-label", has_text=" of ").first
+        position = page.locator(".widget-label", has_text=re.compile(r"^row \d+ of ")).first
         before = position.inner_text()
         page.get_by_role("button", name="next", exact=True).click()
         page.wait_for_function("([e, old]) => e.textContent !== old", arg=[position.element_handle(), before],
                                timeout=60_000)
 
         assert before.startswith("row 1 of ") and position.inner_text().startswith("row 2 of ")
+        page.screenshot(path=str(root / "done.png"), full_page=True)
+
+
+GATED = """
+import json, pathlib, threading, time
+from whilelab.core import shopfront
+from whilelab.axes import agent_axes
+from whilelab.cover import covering_array
+from whilelab.defaults import SimOptions, SearchOptions
+from whilelab.standins import ScriptedAgent, TemplateUser
+from whilelab.search import Search
+from whilelab.widgets import SearchPanel
+spec = shopfront(); axes = agent_axes(spec)
+search = Search(spec, ScriptedAgent(), TemplateUser(), axes, covering_array(axes, seed=0),
+                SimOptions(n_phrasings=1, k_samples=2, search=SearchOptions(budget=160, patience=1000)))
+play = search.step
+def gated():      # batches 1-3 wait, once begun, for the test to say go: it sees the page with a batch in flight
+    n = search.batch
+    if n < 3:
+        pathlib.Path(f"at{n}.json").write_text(json.dumps({"batch": n, "weights": search.weights}))
+        while not pathlib.Path(f"go{n}.json").exists(): time.sleep(0.1)
+    return play()
+search.step = gated
+panel = SearchPanel(search)
+pathlib.Path("ready.json").write_text(json.dumps({"weights": search.weights}))
+panel
+"""
+
+BROKEN = """() => [...document.querySelectorAll('img')].filter(i => i.offsetParent !== null
+                                                      && !(i.complete && i.naturalWidth > 0)).length"""
+
+
+def _agree(page):
+    "The status line's batch, once the figures' caption (set with them, from the same state) says the same."
+    js = """() => {
+        const s = document.querySelector('.wl-status').innerText, c = document.querySelector('.wl-caption').innerText;
+        const m = s.match(/batch (\\d+), ([\\d,]+) rollouts/);
+        return m && c.trim() === `figures after batch ${m[1]}, ${m[2]} rollouts` ? m[1] : null }"""
+    try: return int(page.wait_for_function(js, timeout=60_000).json_value())
+    except Exception:
+        seen = page.evaluate("() => [...document.querySelectorAll('.wl-status, .wl-caption')].map(e => e.innerText)")
+        raise AssertionError(f"the status and the figures' titles never agreed: {seen}")
+
+
+def test_the_panel_never_disagrees_with_itself(tmp_path):
+    with running_lab(tmp_path, GATED) as (base, token, root), chromium_page() as page:
+        open_and_run(page, base, token)
+        weights = wait_file(root / "ready.json")["weights"]
+        status = page.locator(".widget-html", has_text="rollouts").first
+        status.wait_for(timeout=120_000)
+        assert "not started" in status.inner_text() and page.evaluate(BROKEN) == 0      # no figure yet: none shown
+        readouts = lambda: [page.locator(".widget-slider", has=page.locator(".widget-label", has_text=a)).first
+                            .locator(".widget-readout").inner_text() for a in weights]
+        before = readouts()
+        row = page.locator(".widget-hbox", has=page.locator(".widget-label", has_text="open_ended")).first
+        row.locator(".widget-slider").first.locator(".noUi-handle").first.focus()
+        page.keyboard.press("End")                                    # a weight of 1.0, above its 0.10 cap: refused
+        message = page.locator(".wl-message").first
+        page.locator(".wl-message", has_text="kept").wait_for(timeout=60_000)
+        said = message.inner_text().strip()
+        assert "cap" in said and len(said) < 100 and said.count(". ") == 0, said       # one short sentence
+        page.wait_for_function(f"() => JSON.stringify({json.dumps(before)}) === JSON.stringify("
+                               "[...document.querySelectorAll('.widget-hbox')]"
+                               ".filter(r => r.querySelector('.widget-slider')).slice(0, 5)"
+                               ".map(r => r.querySelector('.widget-readout').innerText))", timeout=60_000)
+        assert readouts() == before                                   # nothing moved, the refused slider back too
+        step, run = (page.get_by_role("button", name=n, exact=True) for n in ("step", "run"))
+        pause = page.get_by_role("button", name="pause", exact=True)
+        step.click()
+        assert wait_file(root / "at0.json")["batch"] == 0
+        page.wait_for_function("b => b.every(e => e.disabled)", arg=[step.element_handle(), run.element_handle()],
+                               timeout=60_000)                       # in flight: step and run disabled, pause not
+        assert not pause.is_disabled() and message.inner_text().strip() == ""   # the next action cleared the message
+        step.click(force=True); run.click(force=True)                # a second press (forced on the disabled buttons)
+        assert page.evaluate(BROKEN) == 0
+        (root / "go0.json").write_text("{}")
+        page.wait_for_function("e => !e.disabled", arg=run.element_handle(), timeout=60_000)
+        assert _agree(page) == 1 and page.evaluate(BROKEN) == 0
+        run.click()
+        assert wait_file(root / "at1.json")["batch"] == 1            # the second presses played nothing
+        for n in (1, 2):
+            assert step.is_disabled() and run.is_disabled() and not pause.is_disabled()
+            assert _agree(page) == n and page.evaluate(BROKEN) == 0   # status and both figures: the same batch
+            assert page.locator(".widget-label", has_text=" of 160 rollouts").count() == 1   # the progress bars
+            assert page.locator(".widget-label", has_text="batches without a new signature").count() == 1
+            page.screenshot(path=str(root / f"batch{n}.png"))
+            (root / f"go{n}.json").write_text("{}")
+            if n == 1: wait_file(root / "at2.json")
+        page.locator(".widget-html", has_text="stopped (budget)").first.wait_for(timeout=120_000)
+        assert _agree(page) == 5 and page.evaluate(BROKEN) == 0
+        assert step.is_disabled() and run.is_disabled()              # nothing left to play
         page.screenshot(path=str(root / "done.png"), full_page=True)

@@ -27,20 +27,99 @@ def _shown(x) -> str:
     "A type or default for a table cell: code, with `|` as an entity (a table would split at it)."
     if x is inspect.Parameter.empty: return ""
     t = x if isinstance(x, str) else getattr(x, "__name__", None) or repr(x)
-    return "<code>" + t.replace("&", "&amp;").replace("<", "&lt;").replace("|", "&#124;") + "</code>"
+    t = t.replace("&", "&amp;").replace("<", "&lt;").replace("|", "&#124;").replace("`", "&#96;")   # no code span
+    return "<code>" + t + "</code>"
 
-def public(src: str) -> list[tuple]:
-    "(class or None, name) of each public function or class a cell defines; a `@patch`ed method under its class."
+def _attached(tree) -> dict:
+    "name -> class for each function a cell attaches to a class by assignment (`Search.step, Search.run = step, run`)."
+    out = {}
+    for n in tree.body:
+        if not isinstance(n, ast.Assign): continue
+        for t in n.targets:
+            both = isinstance(t, ast.Tuple) and isinstance(n.value, ast.Tuple)
+            pairs = zip(t.elts, n.value.elts) if both else [(t, n.value)]
+            for tgt, val in pairs:
+                if isinstance(tgt, ast.Attribute) and isinstance(tgt.value, ast.Name) and isinstance(val, ast.Name) \
+                   and tgt.attr == val.id:
+                    out[val.id] = tgt.value.id
+    return out
+
+def attachments(nb: dict) -> dict:
+    "name -> class for the functions any code cell of `nb` attaches to a class by assignment."
+    out = {}
+    for c in nb["cells"]:
+        if c["cell_type"] != "code": continue
+        try: out.update(_attached(ast.parse("\n".join(l for l in "".join(c["source"]).splitlines()
+                                                       if not l.lstrip().startswith(("%", "!"))))))
+        except SyntaxError: pass
+    return out
+
+def public(src: str, attached: dict | None = None) -> list[tuple]:
+    """(class or None, name) of each public function or class a cell defines; a method (`@patch`ed, or attached by
+    assignment anywhere in the notebook: `attached`) under its class."""
     try: tree = ast.parse(src)
     except SyntaxError: return []
-    out = []
+    out, attached = [], {**(attached or {}), **_attached(tree)}
     for n in tree.body:
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or n.name.startswith("_"): continue
         patched = any("patch" in (getattr(d, "id", None), getattr(getattr(d, "func", None), "id", None))
                       for d in n.decorator_list)      # @patch, or @patch(as_prop=True)
         owner = n.args.args[0].annotation if patched and n.args.args else None
-        if not getattr(owner, "id", "").startswith("_"): out.append((getattr(owner, "id", None), n.name))
+        owner = getattr(owner, "id", None) or attached.get(n.name)
+        if not (owner or "").startswith("_"): out.append((owner, n.name))
     return out
+
+def signature(obj, title: str) -> str:
+    "How `obj` is called, as a Python code block: `title(param: type = default, ...) -> type`, a line per parameter."
+    try: sig = inspect.signature(obj)
+    except (TypeError, ValueError): return ""
+    def one(p):
+        star = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
+        anno = p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", None)
+        out = star + p.name + (f": {anno}" if p.annotation is not p.empty and anno else "")
+        if p.default is not p.empty:
+            d = repr(p.default)
+            out += " = " + (d if len(d) <= 40 else d[:37] + "...")
+        return out
+    params = [one(p) for p in sig.parameters.values() if p.name not in ("self", "cls")]
+    ret = sig.return_annotation
+    ret = "" if ret is sig.empty or dataclasses.is_dataclass(obj) or inspect.isclass(obj) else \
+        f" -> {ret if isinstance(ret, str) else getattr(ret, '__name__', ret)}"
+    flat = f"{title}({', '.join(params)}){ret}"
+    body = flat if len(flat) <= 100 else f"{title}(\n" + "".join(f"    {p},\n" for p in params) + f"){ret}"
+    return f"```python\n{body}\n```\n\n"
+
+def gaps(obj, title: str) -> list[str]:
+    "Each parameter (or dataclass field) of `obj` the docs cannot describe: 'title.param: no type' / 'no description'."
+    from fastcore.docments import docments
+    try: params, sig = docments(obj, full=True), inspect.signature(obj)
+    except (TypeError, ValueError): return []
+    fields = {f.name: f for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else {}
+    out = []
+    for k, v in params.items():
+        if k in ("self", "cls", "return"): continue
+        p = sig.parameters.get(k)
+        if k not in fields and p is not None and p.annotation is p.empty and p.kind not in (p.VAR_POSITIONAL,
+                                                                                              p.VAR_KEYWORD):
+            out.append(f"{title}.{k}: no type")
+        if not ((fields[k].metadata.get("why") if k in fields else None) or v["docment"]):
+            out.append(f"{title}.{k}: no description")
+    return out
+
+def entries():
+    "(notebook stem, title, object) of every public definition the site documents, in page order."
+    for p in sorted(NBS.glob("[0-9]*.ipynb")):
+        module, nb = None, json.loads(p.read_text())
+        attached = attachments(nb)
+        for c in nb["cells"]:
+            if c["cell_type"] != "code": continue
+            src = "".join(c["source"])
+            m = re.search(r"#\|\s*default_exp\s+(\S+)", src)
+            if m: module = importlib.import_module(f"whilelab.{m.group(1)}")
+            if module is None or not re.search(r"#\|\s*exports?\b", src): continue
+            for owner, name in public(src, attached):
+                obj = getattr(getattr(module, owner, None), name, None) if owner else getattr(module, name, None)
+                if obj is not None: yield p.stem, f"{owner}.{name}" if owner else name, obj
 
 def doc_markdown(obj, title: str) -> str:
     "The signature, docstring and parameter table of `obj`, with a link to its source."
@@ -58,14 +137,14 @@ def doc_markdown(obj, title: str) -> str:
         link = f"[source]({SOURCE}/{Path(f).resolve().relative_to(ROOT)}#L{line})"
     except (TypeError, OSError, ValueError): link = ""
     doc = (inspect.getdoc(obj) or "").strip()
-    head = f"---\n\n### {title}\n\n{link}\n\n" + (f"*{doc}*\n\n" if doc else "")
+    head = f"---\n\n### {title}\n\n{link}\n\n" + signature(obj, title) + (f"*{doc}*\n\n" if doc else "")
     table = "| parameter | type | default | details |\n|---|---|---|---|\n" + "\n".join(rows) + "\n"
     return head + (table if rows else "")
 
-def _documented(src: str, module, shown: set) -> list[dict]:
+def _documented(src: str, module, shown: set, attached: dict | None = None) -> list[dict]:
     "Markdown cells documenting the public definitions of an export cell of `module`."
     out = []
-    for owner, name in public(src):
+    for owner, name in public(src, attached):
         title = f"{owner}.{name}" if owner else name
         obj = getattr(getattr(module, owner, None), name, None) if owner else getattr(module, name, None)
         if obj is None or title in shown: continue
@@ -74,8 +153,11 @@ def _documented(src: str, module, shown: set) -> list[dict]:
 
 def process(nb: dict) -> dict:
     "A copy of `nb` as a docs page: hidden cells dropped, directive lines removed, public definitions documented."
-    cells, module = [], None
+    cells, module, attached = [], None, attachments(nb)
+    owners = {n: o for c in nb["cells"] if c["cell_type"] == "code" for o, n in public("".join(c["source"]), attached)
+              if o}                                        # a method shown by its bare name is titled with its class
     shown = set(re.findall(r"show_doc\((\w+(?:\.\w+)?)", "".join("".join(c["source"]) for c in nb["cells"])))
+    shown |= {f"{owners[n]}.{n}" for n in shown if n in owners}
     for c in nb["cells"]:
         src, docs = "".join(c["source"]), []
         if c["cell_type"] == "code":
@@ -84,20 +166,22 @@ def process(nb: dict) -> dict:
             if m: module = importlib.import_module(f"whilelab.{m.group(1)}")
             if any(re.match(r"#\|\s*hide\b", x) for x in d): continue
             if module is not None and any(re.match(r"#\|\s*exports?\b", x) for x in d):
-                docs = _documented(src, module, shown)
+                docs = _documented(src, module, shown, attached)
             src = "\n".join(l for l in src.splitlines() if not l.strip().startswith("#|")).strip("\n")
             if not src: continue
-        if c["cell_type"] == "code" and (table := _show_doc_table(src, module)) is not None:
+        if c["cell_type"] == "code" and (table := _show_doc_table(src, module, owners)) is not None:
             cells.append(table); continue
         if c.get("outputs"): c = {**c, "outputs": [_for_page(o) for o in c["outputs"]]}
         cells.append({**c, "source": src}); cells += docs
     return {**nb, "cells": cells}
 
-def _show_doc_table(src: str, module) -> dict | None:
+def _show_doc_table(src: str, module, owners: dict | None = None) -> dict | None:
     """A `show_doc(X)` cell as the page shows it: X's signature, docstring and parameter table (nbdev's own output
     puts the docments in the signature, with no table); None for any other cell, or an X the module does not have."""
     m = re.fullmatch(r"show_doc\((\w+)(?:\.(\w+))?\)", src.strip())
     if not m or module is None: return None
+    if not m.group(2) and m.group(1) in (owners or {}):              # show_doc(step) of Search.step
+        m = re.fullmatch(r"(\w+)\.(\w+)", f"{owners[m.group(1)]}.{m.group(1)}")
     obj = getattr(module, m.group(1), None)
     if m.group(2): obj = getattr(obj, m.group(2), None)
     if obj is None: return None

@@ -44,8 +44,8 @@ def _print_run(sim, out, seconds):
             print("undeliverable plan cells (the agent never reached their tool in "
                   f"{sim.options.search.max_attempts} tries): {s['undeliverable_cells']}")
     if s["pass_rate"] is not None: print(f"pass rate (rule judge): {s['pass_rate']:.1%}")
-    print(f"\nwrote {out}/: rows.jsonl plan.nc coverage.nc{' history.nc' if sim.history is not None else ''} "
-          "coverage.png summary.json")
+    hist = " history.nc history.png history.pdf" if sim.history is not None else ""
+    print(f"\nwrote {out}/: rows.jsonl plan.nc coverage.nc{hist} coverage.png coverage.pdf summary.json")
 
 # %% ../nbs/15_cli.ipynb #c0efae34
 def demo(out="demo_run",      # run folder: rows stream there and a second call resumes

@@ -392,12 +392,12 @@ def api_alias(name: str  # a tool's name
 @dataclass
 class Tool:
     "A tool the agent can call: `name`, `description`, `input_schema` (JSON Schema) and optional `output_schema`."
-    name: str
-    description: str = ""
-    input_schema: dict = field(default_factory=lambda: {"type": "object", "properties": {}})
-    output_schema: dict | None = None
+    name: str                   # what the agent calls it: 1-128 letters, digits, '_', '-', '.', ':' or '/'
+    description: str = ""       # what it does, as the agent reads it
+    input_schema: dict = field(default_factory=lambda: {"type": "object", "properties": {}})   # argument JSON Schema
+    output_schema: dict | None = None   # JSON Schema of its answer, where known
     effect: str | None = None  # 'read' or 'write'; guessed from name and description when None
-    fn: typing.Callable | None = field(default=None, repr=False, compare=False)
+    fn: typing.Callable | None = field(default=None, repr=False, compare=False)   # the function it was made from
     api_name: str = field(default="", repr=False)   # the name model APIs see (`name` unless it has characters they refuse)
 
     def __post_init__(self):
@@ -707,9 +707,9 @@ def graded_rows(rows,                 # rows
 @dataclass
 class AgentSpec:
     "What whilelab needs of an agent: a `name`, its `tools` and its `policy` text."
-    name: str
-    tools: list
-    policy: str
+    name: str        # what the agent is called (in reports and run ids)
+    tools: list      # its tools, any format: `Tool`s, typed functions, Anthropic/OpenAI/MCP tool dicts
+    policy: str      # its policy: the system prompt's rules, as text
     def __post_init__(self):
         if isinstance(self.policy, os.PathLike):
             raise TypeError(f"policy is a path ({self.policy}), not its text. "

@@ -4,16 +4,20 @@
 
 # %% ../nbs/02_cover.ipynb #c486e3b7
 from __future__ import annotations
-import collections, itertools, json, math
+import collections, itertools, json, math, re, typing
+from pathlib import Path
 import numpy as np
 from fastcore.basics import patch
-from .defaults import PlanOptions
+from .defaults import PlanOptions, FigureOptions
+from .axes import Axes
 import xarray as xr
 from .core import derive_seed, canonical_json, content_words
 
 # %% auto #0
-__all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'GAP_MIN_SIMILARITY', 'NoCellLeft', 'covering_array', 'plan_missing',
-           'plan_cells', 'coverage', 'missing_pairs', 'missing_pair_names', 'plot_coverage', 'coverage_gap']
+__all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'OKABE_ITO', 'MISSING_COLOUR', 'IMPOSSIBLE_COLOUR', 'FIGURE_FORMATS',
+           'GAP_MIN_SIMILARITY', 'NoCellLeft', 'covering_array', 'plan_missing', 'plan_cells', 'coverage',
+           'missing_pairs', 'missing_pair_names', 'readable_labels', 'save_figure', 'figure_problems', 'plot_coverage',
+           'coverage_gap']
 
 # %% ../nbs/02_cover.ipynb #2a49356f
 REPAIR_STEPS = PlanOptions().repair_steps   # PlanOptions.reasons()['repair_steps'] says why
@@ -492,11 +496,11 @@ def _as_plan(A, names, values, cons, unc, **attrs) -> xr.Dataset:
     return xr.Dataset(data, coords={"cell": np.arange(len(A))}, attrs=attrs)
 
 # %% ../nbs/02_cover.ipynb #a1e0121e
-def covering_array(levels,                  # `Axes`, a dict of axis -> values, or a list of level counts
+def covering_array(levels: Axes | dict | list,  # `Axes`, a dict of axis -> values, or a list of level counts
                    strength: int = 2,       # t: every t-tuple of axis values appears in some cell
                    seed: int = 0,           # run seed; the same seed gives the same plan
-                   constraints=None,        # dicts of axis -> value that must never occur together
-                   seed_rows=None,          # existing cells (dicts, may be partial) kept first and unchanged
+                   constraints: list | None = None,  # dicts of axis -> value that must never occur together
+                   seed_rows: list | None = None,    # existing cells (dicts, may be partial) kept first and unchanged
                    steps: int = REPAIR_STEPS # repair moves for strength 2 (0 = greedy only)
                   ) -> xr.Dataset:
     "Cells covering every `strength`-tuple of axis values, honouring `constraints` and starting with `seed_rows`."
@@ -552,11 +556,13 @@ def _row_count(cells) -> int:
     return sum(isinstance(c, dict) and isinstance(c.get("cell"), dict) for c in cells)
 
 # %% ../nbs/02_cover.ipynb #c67f991b
-def _cells_of(cells) -> list[dict]:
+def _cells_of(cells, cell_of=None) -> list[dict]:
+    "Each of `cells` as a dict of axis -> str: a plan's cells, cell dicts, or rows' cells (`cell_of(row)` if given)."
     if isinstance(cells, xr.Dataset): return plan_cells(cells)
     out = []
     for c in cells:
-        c = c.get("cell", c) if isinstance(c, dict) else c
+        is_row = isinstance(c, dict) and "cell" in c
+        c = (cell_of(c) if cell_of else c["cell"]) if is_row else c
         if not isinstance(c, dict): raise TypeError(f"a cell must be a dict of axis -> value, got {type(c).__name__}")
         out.append({k: str(v) for k, v in c.items()})
     return out
@@ -595,12 +601,14 @@ def _pair_counts(a, b, levels, cl, impossible) -> tuple:
                         attrs={"impossible": canonical_json(np.argwhere(~ok).tolist())}), ok
 
 # %% ../nbs/02_cover.ipynb #e39e0d7d
-def coverage(cells,      # a plan, cell dicts, or rows (dicts with a `cell`)
-             axes=None  # `Axes`, a dict of planned values, or a plan (its pairs proved impossible leave the count); default: the plan's own, or the values seen
+def coverage(cells: xr.Dataset | list,  # a plan, cell dicts, or rows (dicts with a `cell`)
+             axes: Axes | dict | xr.Dataset | None = None,  # `Axes`, a dict, or a plan; default: the plan's or those seen
+             cell_of: typing.Callable | None = None  # a row's cell as counted, e.g. `delivered_cell` (default: `cell`)
             ) -> xr.Dataset:
-    "Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values."
+    """Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values.
+    attrs: pairs_planned, pairs_covered, fraction, n_cells (cells or rows counted), distinct_cells, rollouts (rows)."""
     cells = cells if isinstance(cells, xr.Dataset) else list(cells)
-    cl = _cells_of(cells)
+    cl = _cells_of(cells, cell_of)
     levels, cons, unc = _planned(cells, cl, axes)
     impossible = {frozenset((a, str(v)) for a, v in u.items()) for u in [*cons, *unc] if len(u) == 2}
     counts = {f"{a}__{b}": _pair_counts(a, b, levels, cl, impossible) for a, b in itertools.combinations(levels, 2)}
@@ -610,21 +618,6 @@ def coverage(cells,      # a plan, cell dicts, or rows (dicts with a `cell`)
                                        fraction=covered / planned if planned else 1.0, n_cells=len(cl),
                                        distinct_cells=len({canonical_json(c) for c in cl}), rollouts=_row_count(cells),
                                        axes=canonical_json(list(levels))))
-
-# %% ../nbs/02_cover.ipynb #ddb46ee9
-def _pair_matrix(cov: xr.Dataset) -> tuple:
-    "(axis names, their values, group starts, lower-triangle count matrix with NaN above, impossible (row, col) cells)."
-    names = [n for n in json.loads(cov.attrs["axes"]) if any(n in v.dims for v in cov.data_vars.values())]
-    vals = {d: [str(x) for x in v[d].values] for v in cov.data_vars.values() for d in v.dims}
-    starts = np.cumsum([0] + [len(vals[n]) for n in names])
-    M, impossible = np.full((starts[-1], starts[-1]), np.nan), []
-    for var in cov.data_vars.values():
-        a, b = sorted(var.dims, key=names.index)            # b below a: one triangle, rows of the later axis
-        ia, ib = names.index(a), names.index(b)
-        block = var.transpose(b, a).values.astype(float)
-        M[starts[ib]:starts[ib + 1], starts[ia]:starts[ia + 1]] = block
-        impossible += [(starts[ib] + j, starts[ia] + i) for i, j in json.loads(var.attrs.get("impossible", "[]"))]
-    return names, vals, starts, M, impossible
 
 # %% ../nbs/02_cover.ipynb #5f1ad22e
 def _count_bins(top: int) -> np.ndarray:
@@ -650,45 +643,300 @@ def missing_pair_names(cov: xr.Dataset  # coverage (`coverage`)
     "Each possible pair no cell holds, as 'axis=value x axis=value'."
     return [f"{a}={va} x {b}={vb}" for a, va, b, vb in missing_pairs(cov)]
 
-# %% ../nbs/02_cover.ipynb #7e8921df
-def plot_coverage(cov: xr.Dataset,               # what `coverage` returned
-                  title: str = "pairwise coverage",  # the figure's title
-                  save=None,                    # a path: .pdf, .svg or .png, as its suffix says
-                  list_missing: int = 12        # missing pairs written under the figure (the rest counted)
-                 ):
-    "Every pair of axes in one lower triangle: colour = how many cells hold the pair, red = none, hatched = impossible."
+# %% ../nbs/02_cover.ipynb #c99138a6
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+MISSING_COLOUR, IMPOSSIBLE_COLOUR = "#D55E00", "0.85"   # vermillion: apart from any blue for every colour vision
+
+
+# %% ../nbs/02_cover.ipynb #23d9c3a7
+_SLUG = re.compile(r"^(?P<words>[a-z0-9]+(?:-[a-z0-9]+)*)-(?P<hash>[0-9a-f]{4,10})$")
+
+def readable_labels(values: list  # an axis's values, e.g. rule ids such as 'verify-customer-s-fc33'
+                   ) -> list[str]:
+    """Rule ids as their clause's first words ('verify customer'), the hash kept only where two would read alike;
+    an axis whose values are not all such ids is left as it is."""
+    values = [str(v) for v in values]
+    ms = [_SLUG.match(v) for v in values]
+    if not values or not all(ms): return values
+    short = [" ".join(w for w in m["words"].split("-") if len(w) > 1) or m["words"] for m in ms]
+    twice = {s for s in short if short.count(s) > 1}
+    return [f"{s} {m['hash']}" if s in twice else s for s, m in zip(short, ms)]
+
+
+# %% ../nbs/02_cover.ipynb #18cadd0b
+def _bin_labels(bins) -> list[str]:
+    "Each colour bin's whole counts, '3-5' or '7': every bin labelled, the top one too."
+    lo, hi = (np.asarray(bins[:-1]) + 0.5).astype(int), (np.asarray(bins[1:]) - 0.5).astype(int)
+    return [f"{a}" if a == b else f"{a}-{b}" for a, b in zip(lo, hi)]
+
+
+# %% ../nbs/02_cover.ipynb #0117ccd8
+FIGURE_FORMATS = ("pdf", "svg", "png")
+
+def save_figure(fig: object,         # a matplotlib figure
+                path: str | Path,    # where: its suffix gives the format unless `format` does
+                format: str | None = None,   # "pdf", "svg" or "png" (default: the path's suffix)
+                dpi: int | None = None,      # PNG resolution (default: `FigureOptions.dpi`, for print)
+                ) -> Path:
+    """Write `fig` as PDF, SVG or PNG at its own size (no cropping: a 3.5 in figure stays 3.5 in); the same figure
+    gives the same bytes (no dates, fixed SVG ids)."""
     import matplotlib.pyplot as plt
-    from matplotlib.colors import BoundaryNorm, ListedColormap
+    path = Path(path)
+    fmt = (format or path.suffix.lstrip(".")).lower()
+    if fmt not in FIGURE_FORMATS:
+        raise ValueError(f"format {fmt or path.name!r} is not one of {', '.join(FIGURE_FORMATS)}. Fix: pass "
+                         "format='pdf' (or 'svg', 'png'), or a path ending in one of them")
+    if path.suffix.lstrip(".").lower() != fmt: path = path.with_name(path.name + "." + fmt)
+    meta = {"pdf": {"CreationDate": None}, "svg": {"Date": None}, "png": {}}[fmt]
+    with plt.rc_context({"svg.hashsalt": "whilelab", "svg.fonttype": "none", "pdf.fonttype": 42}):
+        fig.savefig(path, format=fmt, dpi=dpi or FigureOptions().dpi, metadata=meta)
+    return path
+
+
+# %% ../nbs/02_cover.ipynb #9be97e7c
+def _unseen_ticks(ax) -> list:
+    "Tick labels matplotlib keeps but does not draw: those outside the axis's view."
+    out = []
+    for axis, i in ((ax.xaxis, 0), (ax.yaxis, 1)):
+        lo, hi = sorted(axis.get_view_interval())
+        eps = 1e-9 * max(1.0, abs(hi - lo))
+        out += [t for t in axis.get_ticklabels(which="both") if not lo - eps <= t.get_position()[i] <= hi + eps]
+    return out
+
+# %% ../nbs/02_cover.ipynb #a20cf504
+def figure_problems(fig: object,                       # a matplotlib figure
+                    options: FigureOptions | None = None  # its smallest readable text (`font_min`)
+                   ) -> list[str]:
+    "What would not print: text under `font_min` points, text outside the figure, two texts over each other."
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    o = options or FigureOptions()
+    if not hasattr(fig.canvas, "get_renderer"): FigureCanvasAgg(fig)      # measured as it prints, with any backend
+    fig.canvas.draw()
+    r, box, out, seen = fig.canvas.get_renderer(), fig.bbox, [], []
+    unseen = {id(t) for ax in fig.axes for t in _unseen_ticks(ax)}
+    for t in fig.findobj(lambda a: hasattr(a, "get_text") and hasattr(a, "get_fontsize")):
+        if not (t.get_visible() and t.get_text().strip()) or id(t) in unseen: continue
+        e, said = t.get_window_extent(r), t.get_text().strip()[:40]
+        if t.get_fontsize() < o.font_min - 1e-6: out.append(f"{said!r} is {t.get_fontsize():.1f} pt")
+        if e.x0 < box.x0 - 1 or e.x1 > box.x1 + 1 or e.y0 < box.y0 - 1 or e.y1 > box.y1 + 1:
+            out.append(f"{said!r} runs off the figure")
+        seen.append((said, e.x0, e.y0, e.x1, e.y1))
+    if seen:
+        x0, y0, x1, y1 = (np.array([s[k] for s in seen]) for k in range(1, 5))
+        w = np.minimum(x1[:, None], x1[None]) - np.maximum(x0[:, None], x0[None])
+        h = np.minimum(y1[:, None], y1[None]) - np.maximum(y0[:, None], y0[None])
+        for i, j in zip(*np.nonzero(np.triu((w > 1) & (h > 1), 1))):
+            out.append(f"{seen[i][0]!r} and {seen[j][0]!r} overlap")
+    return out
+
+# %% ../nbs/02_cover.ipynb #b2eafc78
+def _pair_matrix(cov: xr.Dataset) -> tuple:
+    """(row axes, column axes, values, row starts, column starts, counts, impossible (row, col)): rows are the later
+    axes, columns the earlier, so no row or column is empty; NaN where two values are of one axis or above it."""
+    names = [n for n in json.loads(cov.attrs["axes"]) if any(n in v.dims for v in cov.data_vars.values())]
+    vals = {d: [str(x) for x in v[d].values] for v in cov.data_vars.values() for d in v.dims}
+    rows, cols = names[1:], names[:-1]
+    rs, cs = (np.cumsum([0] + [len(vals[n]) for n in ax]) for ax in (rows, cols))
+    M, impossible = np.full((rs[-1], cs[-1]), np.nan), []
+    for var in cov.data_vars.values():
+        a, b = sorted(var.dims, key=names.index)            # b later: a row block; a earlier: a column block
+        ib, ia = rows.index(b), cols.index(a)
+        M[rs[ib]:rs[ib + 1], cs[ia]:cs[ia + 1]] = var.transpose(b, a).values.astype(float)
+        flip = var.dims[0] != a
+        impossible += [(rs[ib] + (i if flip else j), cs[ia] + (j if flip else i))
+                       for i, j in json.loads(var.attrs.get("impossible", "[]"))]
+    return rows, cols, vals, rs, cs, M, impossible
+
+
+# %% ../nbs/02_cover.ipynb #c71deb90
+def _block_matrix(cov: xr.Dataset, rows, cols) -> tuple:
+    "(pairs covered, pairs possible) per pair of axes, rows the later axis: the figure when values do not fit."
+    got, can = np.full((len(rows), len(cols)), np.nan), np.full((len(rows), len(cols)), np.nan)
+    for var in cov.data_vars.values():
+        a, b = sorted(var.dims, key=[*cols, rows[-1]].index)
+        ok = np.ones(var.shape, bool)
+        for i, j in json.loads(var.attrs.get("impossible", "[]")): ok[i, j] = False
+        got[rows.index(b), cols.index(a)], can[rows.index(b), cols.index(a)] = ((var.values > 0) & ok).sum(), ok.sum()
+    return got, can
+
+
+# %% ../nbs/02_cover.ipynb #764e6a7b
+def _text_width(s: str, pt: float) -> float:
+    "About how wide `s` prints at `pt` points, in inches (an average sans-serif character is 0.6 em)."
+    return len(s) * 0.6 * pt / 72
+
+
+# %% ../nbs/02_cover.ipynb #c530f820
+def _draw_cells(ax, M, cmap, norm, labels: bool, pt: float, text=None):
+    "Counts as colour (0 in vermillion, NaN left blank), each written in its cell when `labels`."
+    from matplotlib.colors import ListedColormap
+    ax.imshow(np.ma.masked_where(~(M > 0), M), cmap=cmap, norm=norm, interpolation="none", aspect="auto")
+    ax.imshow(np.ma.masked_where(M != 0, M), cmap=ListedColormap([MISSING_COLOUR]), interpolation="none",
+              aspect="auto")
+    if not labels: return
+    for (r, c), v in np.ndenumerate(M):
+        if np.isnan(v): continue
+        rgb = cmap(norm(v))[:3] if v > 0 else (0.84, 0.37, 0.0)
+        dark = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 0.55
+        ax.text(c, r, text[r][c] if text is not None else f"{int(v)}", ha="center", va="center", fontsize=pt,
+                color="white" if dark else "black")
+
+
+# %% ../nbs/02_cover.ipynb #380d5205
+def _coverage_title(cov: xr.Dataset, title: str) -> str:
+    "The title and, on a second line, what the counts are over: pairs, then rollouts over distinct cells (or cells)."
+    a = cov.attrs
+    held = (f"{a['rollouts']:,} rollouts over {a['distinct_cells']:,} distinct cells" if a.get("rollouts")
+            else f"{a.get('n_cells', 0):,} cells")
+    return f"{title}\n{a['pairs_covered']:,}/{a['pairs_planned']:,} pairs ({a['fraction']:.0%}), {held}"
+
+
+# %% ../nbs/02_cover.ipynb #06b90a24
+def _font(width: float, o) -> float:
+    "Text size for a figure `width` inches wide: a caption's size at a page's width, never under the readable minimum."
+    return max(o.font_min, min(o.font_size, o.font_size * width / o.width))
+
+
+# %% ../nbs/02_cover.ipynb #5d8ccad2
+def _key_height(labels, cb_width: float, pt: float) -> tuple:
+    "(height of the key strip under a figure, whether the colour bar's labels stand on end to fit) in inches."
+    upright = max(_text_width(x, pt) for x in labels) + 0.08 > cb_width / len(labels)   # each under its own bin
+    ticks = max(_text_width(x, pt) for x in labels) + 0.03 if upright else pt * 1.3 / 72
+    return max(0.05 + pt * 1.3 / 72 + 0.1 + ticks, 2 * pt * 1.6 / 72) + 0.08, upright
+
+
+# %% ../nbs/02_cover.ipynb #b7ef0a40
+def _key(fig, W: float, H: float, h: float, pt: float, mappable, ticks, labels, upright: bool, what: str, handles):
+    "The colour bar (left) and the legend of what is not a count (right), in a strip `h` inches high at the bottom."
+    cax = fig.add_axes([0.1 / W, (h - 0.05 - pt * 1.3 / 72 - 0.1) / H, 0.45 - 0.1 / W, 0.1 / H])
+    cb = fig.colorbar(mappable, cax=cax, orientation="horizontal")
+    cb.set_ticks(ticks, labels=labels)
+    cb.ax.tick_params(labelsize=pt, length=2, pad=1, labelrotation=90 if upright else 0)
+    cb.ax.xaxis.set_label_position("top"); cb.set_label(what, fontsize=pt, labelpad=2)
+    fig.legend(handles=handles, loc="lower right", bbox_to_anchor=(1 - 0.05 / W, 0.05 / H), fontsize=pt,
+               frameon=False, handlelength=1.2, handleheight=0.9, borderaxespad=0, borderpad=0)
+
+
+# %% ../nbs/02_cover.ipynb #d5986b30
+def _holes(impossible: int, missing: int, unit: str) -> list:
+    "Legend entries for the cells a count cannot show: a pair nothing holds, a pair nothing may hold."
+    from matplotlib.patches import Patch
+    return [Patch(facecolor=MISSING_COLOUR, label=f"missing: no {unit} holds it ({missing})"),
+            Patch(facecolor=IMPOSSIBLE_COLOUR, hatch="////", edgecolor="0.55",
+                  label=f"impossible: a constraint forbids it ({impossible})")]
+
+
+# %% ../nbs/02_cover.ipynb #77fd4f49
+def _grid(M, rlab, clab, groups, W: float, pt: float, title: str, key: tuple, handles, cmap, norm, text=None,
+          numbers: bool | None = None, font_min: float = 6.0):
+    """A heatmap laid out to its width: row labels left, groups ((row names, row starts), (column names, starts)) on
+    the right and top, column labels under (on end if they must be), then the key (ticks, labels, what); `text` in
+    the cells if `numbers`, or if None where the longest fits at `font_min`. Returns (figure, axes, cell pitch)."""
+    import matplotlib.pyplot as plt
+    (rnames, rs), (cnames, cs) = groups
+    left = max(_text_width(x, pt) for x in rlab) + 0.12
+    right = (max(_text_width(n, pt) for n in rnames) + 0.15) if rnames else 0.1
+    pitch = (W - left - right) / len(clab)
+    upright = max(_text_width(x, pt) for x in clab) > 0.95 * pitch       # column labels on end only if they must
+    under = (max(_text_width(x, pt) for x in clab) if upright else pt * 1.3 / 72) + 0.12
+    key_h, key_upright = _key_height(key[1], 0.45 * W - 0.1, pt)
+    top = 2 * pt * 1.35 / 72 + 0.08 + (pt * 1.4 / 72 + 0.05 if cnames else 0)
+    H = top + len(rlab) * pitch + under + key_h
+    fig = plt.figure(figsize=(W, H))
+    ax = fig.add_axes([left / W, (under + key_h) / H, len(clab) * pitch / W, len(rlab) * pitch / H])
+    if numbers is None and text is not None:
+        numbers = _text_width(max((t for r in text for t in r), key=len), font_min) <= 0.85 * pitch
+    _draw_cells(ax, M, cmap, norm, bool(numbers) and text is not None, max(font_min, min(pt, 0.5 * pitch * 72)), text)
+    for s in rs[1:-1]: ax.axhline(s - 0.5, color="k", lw=0.6)
+    for s in cs[1:-1]: ax.axvline(s - 0.5, color="k", lw=0.6)
+    ax.set_xticks(range(len(clab)), clab, rotation=90 if upright else 0, fontsize=pt)
+    ax.set_yticks(range(len(rlab)), rlab, fontsize=pt)
+    ax.tick_params(length=2, pad=1)
+    if rnames:
+        r = ax.secondary_yaxis("right"); r.set_yticks((rs[:-1] + rs[1:]) / 2 - 0.5, rnames, fontsize=pt)
+        t = ax.secondary_xaxis("top"); t.set_xticks((cs[:-1] + cs[1:]) / 2 - 0.5, cnames, fontsize=pt)
+        r.tick_params(length=0); t.tick_params(length=0)
+    fig.suptitle(title, fontsize=pt, y=1 - 0.04 / H, va="top")
+    _key(fig, W, H, key_h, pt, plt.cm.ScalarMappable(norm, cmap), key[0], key[1], key_upright, key[2], handles)
+    return fig, ax, pitch
+
+
+# %% ../nbs/02_cover.ipynb #80d8622b
+def _blues():
+    "Counts in one hue, light to dark (readable in any colour vision and in grey): a count of 1 stays visibly blue."
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    return ListedColormap(plt.get_cmap("Blues")(np.linspace(0.3, 1, 256)))
+
+
+# %% ../nbs/02_cover.ipynb #03594732
+def _plot_values(cov, W: float, pt: float, o, title: str, numbers: bool | None = None, count_max: int | None = None):
+    "The heatmap with a cell per pair of values: counts in colour, written in the cells where they fit."
+    from matplotlib.colors import BoundaryNorm
     from matplotlib.patches import Rectangle
-    names, vals, starts, M, impossible = _pair_matrix(cov)
-    n, labels = len(M), [v for nm in names for v in vals[nm]]
-    bins = _count_bins(int(np.nanmax(M)) if np.isfinite(M).any() and np.nanmax(M) > 0 else 1)
-    size = min(11, 2.5 + 0.2 * n)
-    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    rows, cols, vals, rs, cs, M, impossible = _pair_matrix(cov)
+    lab = {n: readable_labels(vals[n]) for n in vals}
     for r, c in impossible: M[r, c] = np.nan
-    blues = ListedColormap(plt.get_cmap("Blues")(np.linspace(0.3, 1, 256)))    # a count of 1 stays visibly blue
-    im = ax.imshow(np.ma.masked_where(~(M > 0), M), cmap=blues, norm=BoundaryNorm(bins, 256), interpolation="nearest")
-    ax.imshow(np.ma.masked_where(M != 0, M), cmap=ListedColormap(["#d62728"]), interpolation="nearest")
+    top = max(int(np.nanmax(M)) if np.isfinite(M).any() and np.nanmax(M) > 0 else 1, count_max or 0)
+    bins, unit = _count_bins(top), "rollout" if cov.attrs.get("rollouts") else "cell"
+    key = ([b + 0.5 for b in bins[:-1]], _bin_labels(bins), f"{unit}s holding the pair (count)")
+    rlab, clab = [x for n in rows for x in lab[n]], [x for n in cols for x in lab[n]]
+    fig, ax, _ = _grid(M, rlab, clab, ((rows, rs), (cols, cs)), W, pt, _coverage_title(cov, title), key,
+                       _holes(len(impossible), len(missing_pairs(cov)), unit), _blues(), BoundaryNorm(bins, 256),
+                       [[f"{v:.0f}" for v in r] for r in M], numbers, o.font_min)
     for r, c in impossible:
-        ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, hatch="////", lw=0, color="0.55"))
-    for s in starts[1:-1]: ax.axhline(s - 0.5, color="k", lw=0.6); ax.axvline(s - 0.5, color="k", lw=0.6)
-    ax.set_xticks(range(n), labels, rotation=90, fontsize=7); ax.set_yticks(range(n), labels, fontsize=7)
-    mids = (starts[:-1] + starts[1:]) / 2 - 0.5
-    top, right = ax.secondary_xaxis("top"), ax.secondary_yaxis("right")
-    top.set_xticks(mids, names, fontsize=9); right.set_yticks(mids, names, fontsize=9)
-    cb = fig.colorbar(im, ax=ax, shrink=0.6, pad=0.12, label="cells holding the pair")
-    cb.set_ticks([b + 0.5 for b in bins[:-1]], labels=[str(int(b + 0.5)) for b in bins[:-1]])
-    held = (f"{cov.attrs['rollouts']} rollouts over {cov.attrs['distinct_cells']} cells" if cov.attrs.get("rollouts")
-            else f"{cov.attrs.get('n_cells', '?')} cells")
-    pairs = f"{cov.attrs['pairs_covered']}/{cov.attrs['pairs_planned']} pairs ({cov.attrs['fraction']:.0%})"
-    ax.set_title(f"{title}: {pairs}, {held}", fontsize=10, pad=28)
-    miss = missing_pair_names(cov)
-    more = "; ..." if len(miss) > list_missing else ""
-    if miss:
-        ax.set_xlabel(f"missing ({len(miss)}, red): " + "; ".join(miss[:list_missing]) + more, fontsize=8, wrap=True)
-    fig.tight_layout()
-    if save: fig.savefig(save, bbox_inches="tight")
+        ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor=IMPOSSIBLE_COLOUR, hatch="////", lw=0,
+                               edgecolor="0.55"))
     return fig
+
+
+# %% ../nbs/02_cover.ipynb #7d340ae7
+def _plot_axes(cov, W: float, pt: float, o, title: str, numbers: bool | None = None, count_max=None):
+    "The heatmap with a cell per pair of axes: the share of its possible pairs covered, written 'covered/possible'."
+    from matplotlib.colors import Normalize
+    rows, cols, vals, rs, cs, M, impossible = _pair_matrix(cov)
+    got, can = _block_matrix(cov, rows, cols)
+    share = np.where(can > 0, got / np.where(can > 0, can, 1), np.nan)
+    text = [[f"{g:.0f}/{c:.0f}" if np.isfinite(c) else "" for g, c in zip(gr, cr)] for gr, cr in zip(got, can)]
+    share[(can > 0) & (got == 0)] = 0
+    key = ([0, 0.5, 1], ["0%", "50%", "100%"], "share of the possible pairs covered (%)")
+    unit = "rollout" if cov.attrs.get("rollouts") else "cell"
+    fig, ax, _ = _grid(share, rows, cols, (([], [0]), ([], [0])), W, pt, _coverage_title(cov, title), key,
+                       _holes(len(impossible), len(missing_pairs(cov)), unit), _blues(), Normalize(1e-9, 1), text,
+                       numbers, o.font_min)
+    return fig
+
+
+# %% ../nbs/02_cover.ipynb #96438f09
+def plot_coverage(cov: xr.Dataset,                 # what `coverage` returned
+                  title: str = "pairwise coverage",  # the figure's title (the counts go on a second line)
+                  save: str | Path | None = None,                       # a path to write the figure to (`save_figure`)
+                  *,
+                  width: float | None = None,      # inches: `FigureOptions.width` (a page), or e.g. 3.5 (a column)
+                  detail: str | None = None,       # "values": a cell per value pair, "axes": per axis pair; None: as fits
+                  numbers: bool | None = None,     # write the counts in the cells (None: where they fit)
+                  format: str | None = None,       # "pdf", "svg" or "png" (default: `save`'s suffix)
+                  dpi: int | None = None,          # PNG resolution (default: `FigureOptions.dpi`)
+                  options: FigureOptions | None = None,  # sizes, fonts and resolutions
+                  count_max: int | None = None     # the colour bar's top count (default: the largest; a live figure: more)
+                 ):
+    """Every pair of axes in one lower triangle, `width` inches wide: colour = how many cells (or rollouts) hold the
+    pair, vermillion = none, grey hatched = impossible, counts written in where they fit; too narrow for a cell per
+    pair of values, a cell per pair of axes (covered/possible)."""
+    if detail not in (None, "values", "axes"):
+        raise ValueError(f"detail must be 'values', 'axes' or None, got {detail!r}. Fix: detail='axes' for a column")
+    o = options or FigureOptions()
+    W = o.width if width is None else float(width)
+    pt = _font(W, o)
+    if detail is None:
+        rows, cols, vals, *_ = _pair_matrix(cov)
+        rl = [x for n in rows for x in readable_labels(vals[n])]
+        spare = W - max(_text_width(x, pt) for x in rl) - max(_text_width(n, pt) for n in rows) - 0.27
+        detail = "values" if spare / sum(len(vals[n]) for n in cols) * 72 >= 1.15 * pt else "axes"
+    fig = (_plot_values if detail == "values" else _plot_axes)(cov, W, pt, o, title, numbers, count_max)
+    if save: save_figure(fig, save, format, dpi)
+    return fig
+
 
 # %% ../nbs/02_cover.ipynb #baf79b6b
 GAP_MIN_SIMILARITY = PlanOptions().gap_min_similarity   # PlanOptions.reasons()['gap_min_similarity'] says why
@@ -703,8 +951,8 @@ def _tfidf(docs: list[list[str]]) -> np.ndarray:
     return X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
 
 # %% ../nbs/02_cover.ipynb #49436d3f
-def coverage_gap(asks,                                   # an existing suite's prompts (strings)
-                 tools,                                  # the agent's tools, any format
+def coverage_gap(asks: list,                             # an existing suite's prompts (strings)
+                 tools: list,                            # the agent's tools, any format
                  policy: str,                            # its policy text
                  threshold: float = GAP_MIN_SIMILARITY   # a prompt reaches a tool or clause from this TF-IDF cosine
                 ) -> dict:

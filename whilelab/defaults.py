@@ -15,8 +15,8 @@ def _d(value, why: str, lo=None, hi=None):
 # %% auto #0
 __all__ = ['ARMS', 'named', 'WorldOptions', 'AxesOptions', 'RolloutOptions', 'SearchOptions', 'unfit_arms', 'GradeOptions',
            'TrustOptions', 'PersonTrustOptions', 'CompareOptions', 'SimOptions', 'CutOptions', 'RayOptions',
-           'ProcessOptions', 'BatchOptions', 'PlanOptions', 'StatsOptions', 'RedactOptions', 'field_defaults',
-           'reasons_table']
+           'ProcessOptions', 'BatchOptions', 'PlanOptions', 'FigureOptions', 'StatsOptions', 'RedactOptions',
+           'field_defaults', 'reasons_table']
 
 # %% ../nbs/04_defaults.ipynb #257020ef
 def named(cls):
@@ -430,6 +430,19 @@ class PlanOptions:
                           lo=0)
     gap_min_similarity: float = _d(0.2, "TF-IDF cosine: on the example suite, true matches score 0.34-0.68 and "
                                         "incidental ones (a shared 'order') 0.13-0.17", lo=0.0, hi=1.0)
+
+# %% ../nbs/04_defaults.ipynb #afd36749
+@named
+@dataclass(frozen=True)
+class FigureOptions:
+    "How figures are sized, lettered and written: for a paper's page or column, and for the live panel."
+    width: float = _d(7.0, "a page's text width in inches: two-column papers print 6.3-7.0 in across", lo=1.0)
+    column_width: float = _d(3.5, "one column of a two-column paper: ACL 3.3 in, IEEE and ACM 3.3-3.5 in", lo=1.0)
+    font_size: float = _d(8.0, "text at a page's width, in points: the size of a paper's captions", lo=4.0)
+    font_min: float = _d(6.0, "the smallest text a printed figure stays readable at (journals ask for 6-8 pt)", lo=4.0)
+    dpi: int = _d(300, "PNG resolution for print: journals ask for 300 dpi in colour figures", lo=50)
+    screen_dpi: int = _d(72, "the panel's live figures: one point a pixel, so a 7 in figure is 504 px wide and "
+                             "encodes in a few ms", lo=30)
 
 # %% ../nbs/04_defaults.ipynb #e75ec111
 @named

@@ -822,16 +822,16 @@ def probes(rows,        # rollout rows
 @dataclass
 class Trust:
     "A judge's trust verdict: `trusted`, the `reasons`, and the measurements behind them."
-    trusted: bool
-    reasons: list
-    halves: list
-    length_flip: float
-    probe_catch: dict
-    corrected_pass: Interval | None
-    observed_pass: float
-    sensitivity: float
-    specificity: float
-    judge: str = ""
+    trusted: bool                     # whether the judge passed every check (both halves, padding, probes)
+    reasons: list                     # why it is (or is not) trusted, one sentence each
+    halves: list                      # agreement with gold on each half of the situations (kappa and its interval)
+    length_flip: float                # share of grades that padding the reply changed
+    probe_catch: dict                 # planted-fault probe -> share of its rows the judge failed
+    corrected_pass: Interval | None   # the pass rate corrected for the judge's errors, with its interval
+    observed_pass: float              # the pass rate as the judge labels it
+    sensitivity: float                # share of gold passes the judge passes
+    specificity: float                # share of gold fails the judge fails
+    judge: str = ""                   # the judge's name
     floored: dict = field(default_factory=dict)   # hard rule -> keys of the rows it floored before the judge saw them
     corrected_note: str = ""                      # why there is no corrected pass rate, when there is none
     def __repr__(self):

@@ -5,6 +5,7 @@
 # %% ../nbs/03_search.ipynb #c1f88adc
 from __future__ import annotations
 import collections, dataclasses, heapq, itertools, json, math, warnings
+from pathlib import Path
 import numpy as np
 import xarray as xr
 from fastcore.basics import patch
@@ -12,13 +13,15 @@ from .core import AgentSpec, canonical_json, rng_for, run_sync, derive_seed
 from .defaults import SearchOptions, SimOptions, RolloutOptions, ARMS
 from .axes import Axes
 from .cover import coverage, plan_cells, covering_array, missing_pairs, NoCellLeft
+from .cover import OKABE_ITO, save_figure, _font
+from .defaults import FigureOptions
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
 from .defaults import StatsOptions
 
 # %% auto #0
-__all__ = ['GRID_ARMS', 'MUTABLE', 'EXPLORING_OWED', 'clamp_weights', 'update_weights', 'allocate', 'batch_counts',
+__all__ = ['GRID_ARMS', 'MUTABLE', 'EXPLORING_OWED', 'ARM_MARKERS', 'clamp_weights', 'update_weights', 'allocate', 'batch_counts',
            'TemplateWriter', 'Search', 'failed', 'pairs_owed', 'step', 'run', 'pairs_of', 'history_dataset',
-           'plot_history']
+           'history_title', 'plot_history']
 
 # %% ../nbs/03_search.ipynb #39249040
 def _clip_scaled(w: dict, lo: dict, hi: dict) -> dict:
@@ -112,7 +115,10 @@ def batch_counts(w: dict,         # arm -> weight, for the arms that can run thi
 class TemplateWriter:
     "Offline situation writer: new draws of a cell, or a free cell within the axes."
     name, family = "template-writer", "whilelab-offline"
-    def __init__(self, axes: Axes, seed: int = 0): self.axes, self.seed = axes, seed
+    def __init__(self,
+                 axes: Axes,    # the axes a drafted cell lies within
+                 seed: int = 0  # run seed: the same seed drafts the same situations
+                ): self.axes, self.seed = axes, seed
     async def draft(self,
                     cell,  # a plan cell
                     key    # which draft (a stable key)
@@ -128,9 +134,20 @@ class TemplateWriter:
 # %% ../nbs/03_search.ipynb #3c0cc35d
 class Search:
     "The five-arm search over a plan: `step()` plays one batch, `run()` plays to saturation or budget."
-    def __init__(self, spec: AgentSpec, agent, user, axes: Axes, plan: xr.Dataset, options: SimOptions,
-                 judge=None, writer=None, store=None, run_id: str = "run", progress: bool = False, executor=None,
-                 world=None):     # a world you bring (default: the schema sandbox)
+    def __init__(self,
+                 spec: AgentSpec,        # the agent's tools and policy
+                 agent: object,          # the agent under test: an agent object, or a function messages -> reply
+                 user: object,           # the simulated person (e.g. `TemplateUser`)
+                 axes: Axes,             # the axes the plan covers
+                 plan: xr.Dataset,       # the covering array to play first (`covering_array`)
+                 options: SimOptions,    # phrasings, samples, seed, and the search's own options
+                 judge: object = None,   # grades each row as it is stored (default: `RuleJudge`)
+                 writer: object = None,  # drafts situations for the writer arms (default: `TemplateWriter`)
+                 store: object = None,   # a `RowStore`: rows stream there (default: kept in memory only)
+                 run_id: str = "run",    # the run's id, written into every row
+                 progress: bool = False, # show a progress bar per batch
+                 executor: object = None,  # where rollouts play (default: this process), e.g. `scale.RayExecutor()`
+                 world: object = None):  # a world you bring (default: the schema sandbox)
         from whilelab.grade import RuleJudge, check_judge_family
         self.spec, self.agent, self.user, self.axes, self.options = spec, agent, user, axes, options
         so = options.search or SearchOptions()
@@ -188,7 +205,7 @@ def why_undeliverable(self: Search) -> list[dict]:
             for c in self.undeliverable()]
 
 # %% ../nbs/03_search.ipynb #b4e0524d
-def failed(row  # a graded row
+def failed(row: dict  # a graded row
           ) -> bool:
     """A graded row that failed (below the pass mark); an ungraded row (an outage, no label) is not a failure of the
     agent."""
@@ -592,31 +609,74 @@ def history_dataset(self) -> xr.Dataset:
 Search.history_dataset = history_dataset
 
 # %% ../nbs/03_search.ipynb #ca831bce
-def plot_history(hist: xr.Dataset,  # a search's history: `Search.history()` or a run's history.nc
-                 save=None      # a path: .pdf, .svg or .png, as its suffix says
-                ):
-    "Four panels, batch by batch: arm weights, arm yields, delivered coverage with signatures, new signatures."
+ARM_MARKERS = dict(zip(ARMS, "osD^v"))     # a shape per arm as well as a colour: apart in grey and any colour vision
+
+def _history_axes(W: float, pt: float):
+    "(figure, [weights, yields, coverage, behaviours] axes): two by two at a page's width, one column when narrower."
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(2, 2, figsize=(11, 7))
-    (w, y), (c, n) = ax
-    for a in hist.arm.values:
-        w.plot(hist.batch, hist.weight.sel(arm=a), label=a)
-        y.plot(hist.batch, hist["yield"].sel(arm=a), "o-", ms=3, label=a)
-    w.set(title="arm weights", xlabel="batch", ylabel="weight (share of the next batch)")
-    y.set(title="arm yields", xlabel="batch", ylabel="yield (share of rollouts new)", ylim=(-0.05, 1.05))
-    for a_ in (w, y): a_.legend(fontsize=8, ncol=2)
-    c.plot(hist.total_rollouts, hist.coverage, label="planned pairs delivered")
-    c.plot(hist.total_rollouts, hist.cells_delivered, label="plan cells delivered k times")
-    t = c.twinx(); t.set_ylabel("signatures (count)")
-    t.plot(hist.total_rollouts, hist.signatures, "k--", label="behaviour signatures")
-    c.set(title="coverage and behaviours", xlabel="rollouts", ylabel="share", ylim=(-0.05, 1.05))
-    lines = c.get_lines() + t.get_lines()
-    c.legend(lines, [l.get_label() for l in lines], fontsize=8, loc="center right")
-    n.bar(hist.batch, hist.new_signatures, color="0.4")
-    n.set(title="new behaviour signatures per batch", xlabel="batch", ylabel="new signatures (count)")
-    stopped = hist.attrs.get("stopped") or "running"
-    played = int(hist.total_rollouts[-1]) if hist.sizes["batch"] else 0
-    fig.suptitle(f"search: {hist.sizes['batch']} batches, {played:,} rollouts -- {stopped}", fontsize=11)
-    fig.tight_layout()
-    if save: fig.savefig(save, bbox_inches="tight")
+    wide = W >= 5
+    shape, h = ((2, 2), 0.72 * W) if wide else ((4, 1), 2.1 * W)
+    fig, ax = plt.subplots(*shape, figsize=(W, h), layout="constrained")
+    return fig, list(ax.flat)
+
+# %% ../nbs/03_search.ipynb #7b77d1b5
+def history_title(hist: xr.Dataset  # a search's history
+                 ) -> str:
+    "What the history figure's title says: batches, rollouts, and why the search stopped (or 'running')."
+    n = hist.sizes["batch"]
+    played = int(hist.total_rollouts.values[-1]) if n else 0
+    return f"search: {n} batch{'es' * (n != 1)}, {played:,} rollouts -- {hist.attrs.get('stopped') or 'running'}"
+
+# %% ../nbs/03_search.ipynb #2517f59d
+def plot_history(hist: xr.Dataset,  # a search's history: `Search.history_dataset()` or a run's history.nc
+                 save: str | Path | None = None,  # a path to write the figure to (`save_figure`)
+                 *,
+                 width: float | None = None,   # inches: `FigureOptions.width` (a page), or e.g. 3.5 (a column)
+                 format: str | None = None,    # "pdf", "svg" or "png" (default: `save`'s suffix)
+                 dpi: int | None = None,       # PNG resolution (default: `FigureOptions.dpi`)
+                 options: FigureOptions | None = None,  # sizes, fonts and resolutions
+                 room: tuple | None = None     # (batches, rollouts, signatures) the axes hold (default: what was played)
+                ):
+    """Four panels over the batches, numbered from 1 as the search counts them: arm weights, arm yields, delivered
+    coverage, behaviour signatures (total and new); one legend of the arms below, none on the data."""
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+    o = options or FigureOptions()
+    W = o.width if width is None else float(width)
+    pt = _font(W, o)
+    n = hist.sizes["batch"]
+    x = np.arange(1, n + 1)                       # batch 1 is the first played, as the panel's status says
+    fig, (w, y, c, b) = _history_axes(W, pt)
+    mk = dict(ms=3) if n <= 30 else dict(ms=0)    # markers while there are few points: one batch is still seen
+    for i, a in enumerate(hist.arm.values):
+        style = dict(color=OKABE_ITO[i % len(OKABE_ITO)], marker=ARM_MARKERS.get(str(a), "o"), lw=1, **mk)
+        w.plot(x, 100 * hist.weight.sel(arm=a).values, label=str(a), **style)
+        y.plot(x, 100 * hist["yield"].sel(arm=a).values, **style)
+    rollouts = hist.total_rollouts.values
+    c.plot(rollouts, 100 * hist.coverage.values, color=OKABE_ITO[0], marker="o", lw=1, label="planned pairs", **mk)
+    c.plot(rollouts, 100 * hist.cells_delivered.values, color=OKABE_ITO[1], marker="s", lw=1, ls="--",
+           label="plan cells, k times", **mk)
+    b.bar(x, hist.new_signatures.values, color=OKABE_ITO[4], label="new in the batch", width=0.8)
+    b.plot(x, hist.signatures.values, color="k", marker="o", lw=1, label="seen so far", **mk)
+    w.set(title="arm weights", ylabel="share of the next batch (%)", ylim=(0, 100))
+    y.set(title="arm yields", ylabel="rollouts with something new (%)", ylim=(-3, 103))
+    c.set(xlabel="rollouts played (count)", ylabel="delivered (%)", ylim=(-3, 103))
+    b.set(ylabel="signatures (count)")
+    for a_ in (w, y, b): a_.set_xlabel("batch (number)")
+    for a_ in (w, y, c, b):
+        a_.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+        a_.tick_params(labelsize=pt); a_.title.set_fontsize(pt); a_.xaxis.label.set_fontsize(pt)
+        a_.yaxis.label.set_fontsize(pt)
+    b.yaxis.set_major_locator(MaxNLocator(integer=True))
+    for a_ in (w, y, b): a_.set_xlim(0.4, max(n, 1, *(room or [])[:1]) + 0.6)
+    if room: c.set_xlim(0, room[1]); b.set_ylim(0, room[2])
+    for a_, what in ((c, "coverage delivered"), (b, "behaviour signatures")):   # legend above the panel, as its title
+        a_.legend(fontsize=pt, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False, title=what,
+                  title_fontsize=pt, borderaxespad=0.2, handlelength=1.5, columnspacing=1)
+    fig.legend(*w.get_legend_handles_labels(), loc="outside lower center", ncol=len(hist.arm) if W >= 5 else 2,
+               fontsize=pt, frameon=False, handlelength=1.5, columnspacing=1)
+    fig.suptitle(history_title(hist), fontsize=pt)
+    if not n:
+        for a_ in (w, y, c, b): a_.text(0.5, 0.5, "no batch played yet", ha="center", va="center", fontsize=pt,
+                                         transform=a_.transAxes)
+    if save: save_figure(fig, save, format, dpi)
     return fig

@@ -13,7 +13,7 @@ import xarray as xr
 from .core import AgentSpec, stable_hash, canonical_json, shopfront, ungraded_counts
 from .defaults import SimOptions, WorldOptions
 from .axes import Axes, default_axes
-from .cover import covering_array, coverage, plot_coverage, plan_cells, missing_pairs
+from .cover import covering_array, coverage, plot_coverage, plan_cells, missing_pairs, save_figure
 from .rollout import (situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key,
                               hold_lock, add_usage, Spend)
 from .standins import ScriptedAgent, TemplateUser
@@ -26,16 +26,16 @@ __all__ = ['NOT_IN_ROWS', 'Simulation', 'world_answers', 'reward_tensor', 'grade
 @dataclass
 class Simulation:
     "What `simulate` returns: rows, plan, delivered coverage, situations, and the settings it ran with."
-    rows: list
-    plan: xr.Dataset
-    coverage: xr.Dataset
-    axes: Axes
-    situations: list
-    spec: AgentSpec
-    options: SimOptions
-    run_id: str
-    history: xr.Dataset | None = None
-    stopped: str | None = None
+    rows: list                          # the graded rollout rows, sorted by row key
+    plan: xr.Dataset                    # the covering array the run started from
+    coverage: xr.Dataset                # delivered pairwise coverage, the rows counted as rollouts
+    axes: Axes                          # the axes planned over
+    situations: list                    # every situation played
+    spec: AgentSpec                     # the agent's tools and policy
+    options: SimOptions                 # the options it ran with
+    run_id: str                         # the run's id (from its inputs and options)
+    history: xr.Dataset | None = None   # the search batch by batch (`Search.history_dataset`); None without a search
+    stopped: str | None = None          # why the search stopped: saturated, budget, a spend limit
     undeliverable: list = dataclasses.field(default_factory=list)   # plan cells the search gave up on, each with its reason
     world: str = "sandbox"                                           # what answered the tool calls
     usage_apart: dict = dataclasses.field(default_factory=dict)     # calls on no row (a model writer's), by role
@@ -95,8 +95,8 @@ def undelivered_pairs(self: Simulation) -> list[dict]:
     return out
 
 # %% ../nbs/13_simulate.ipynb #1c268c5f
-def reward_tensor(rows,                 # graded rows
-                  situations,           # the situations they played, in the tensor's order
+def reward_tensor(rows: list,           # graded rows
+                  situations: list,           # the situations they played, in the tensor's order
                   options: SimOptions   # its phrasings and samples size the tensor
                  ) -> xr.Dataset:
     """Rewards as (situation, phrasing, sample), NaN where missing, with each axis as a coordinate on `situation`; and
@@ -116,7 +116,7 @@ def reward_tensor(rows,                 # graded rows
     return xr.Dataset({"reward": (dims, R), **({"person_error": (dims, P)} if P.any() else {})}, coords=coords)
 
 # %% ../nbs/13_simulate.ipynb #e3d2f3e1
-def grade_summary(rows  # graded rows
+def grade_summary(rows: list  # graded rows
                  ) -> dict:
     """How many rows are graded, errored or ungraded (by reason), how many failed by the person's doing (by the rule
     it broke), and the agent's pass rate: over the graded rows, those the person spoiled counted apart."""
@@ -127,8 +127,8 @@ def grade_summary(rows  # graded rows
             "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
 
 # %% ../nbs/13_simulate.ipynb #2d67d9d8
-def usage_by_role(rows,       # rows, graded or not
-                  apart=None  # usage of roles whose calls are on no row (a model writer's), by role
+def usage_by_role(rows: list,             # rows, graded or not
+                  apart: dict | None = None  # usage of roles whose calls are on no row (a model writer's), by role
                  ) -> dict:
     """Calls, tokens and USD of every role over `rows` (agent and person from the rows, judge from their labels) and
     `apart`, with their sum over `all_roles`; unknown cost is None."""
@@ -253,19 +253,19 @@ def _attributed(rows, situations, opts: SimOptions, graded_in_store: bool) -> tu
     return out, graded_in_store and all(a is r or a == r for a, r in zip(out, rows))
 
 # %% ../nbs/13_simulate.ipynb #4b5f74bc
-def simulate(agent=None,                      # the agent under test (default: the offline `ScriptedAgent`)
-             tools=None,                      # its tools, any format (default: the built-in example's)
+def simulate(agent: object = None,            # the agent under test (default: the offline `ScriptedAgent`)
+             tools: list | None = None,       # its tools, any format (default: the built-in example's)
              policy: str | None = None,       # its policy text (given with `tools`)
              options: SimOptions | None = None, # strength, phrasings, samples, seed, rollout and search options
              *,
-             user=None,                       # the simulated person (default: `TemplateUser`)
+             user: object = None,             # the simulated person (default: `TemplateUser`)
              axes: Axes | None = None,        # axes to plan over (default: `default_axes`, conditions from options.world)
-             judge=None,  # grades every row, in the search or after the plan is played (default: `RuleJudge`)
-             writer=None,                     # drafts situations for the writer arms (default: `TemplateWriter`)
-             out=None,                        # run folder: rows stream there and a second call resumes
+             judge: object = None,  # grades every row, in the search or after the plan is played (default: `RuleJudge`)
+             writer: object = None,           # drafts situations for the writer arms (default: `TemplateWriter`)
+             out: str | Path | None = None,   # run folder: rows stream there and a second call resumes
              progress: bool = True,           # show a progress bar
-             executor=None,                   # where rollouts play: in this process (default) or `scale.RayExecutor()`
-             world=None                       # what tool calls play against (default: the schema sandbox): a `World`
+             executor: object = None,         # where rollouts play: in this process (default) or `scale.RayExecutor()`
+             world: object = None             # what tool calls play against (default: the schema sandbox): a `World`
             ) -> Simulation:
     """Axes -> covering plan -> five-arm search (or the plan once) -> graded rollouts. Defaults: the example agent,
     offline stand-ins."""
@@ -280,7 +280,7 @@ def simulate(agent=None,                      # the agent under test (default: t
     *played, order = _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world)
     rows, situations, history, stopped, undeliverable, graded_in_store, apart = played
     rows, graded_in_store = _attributed(rows, situations, opts, graded_in_store)
-    cov = coverage([delivered_cell(r) for r in rows], plan)   # pairs the plan proved impossible are not owed
+    cov = coverage(rows, plan, cell_of=delivered_cell)   # rows as rollouts; the plan's impossible pairs not owed
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
                      getattr(world, "name", type(world).__name__) if world is not None else "sandbox", apart)
     if out is not None: save(sim, out, order, graded_in_store)
@@ -298,11 +298,12 @@ def _warn_if_broken(summary: dict, o: WorldOptions):
 
 # %% ../nbs/13_simulate.ipynb #187de7b0
 def save(sim: Simulation,     # what `simulate` returned
-         out,                 # the run folder
+         out: str | Path,     # the run folder
          order: list | None = None,  # the stored rows' keys in file order, when the caller's store kept them
          graded_in_store: bool = False  # the store holds these rows graded (each graded as stored): nothing to rewrite
         ) -> Path:
-    "Write the graded rows, plan.nc, coverage.nc, coverage.png and summary.json into `out`."
+    """Write the graded rows, plan.nc, coverage.nc, history.nc, summary.json and the figures into `out`: coverage and
+    (after a search) history, each as a PNG to look at and a PDF to print."""
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     rows_path = out / "rows.jsonl"
     if not rows_path.exists():
@@ -311,7 +312,13 @@ def save(sim: Simulation,     # what `simulate` returned
         _write_graded(rows_path, sim.rows, order)
     import matplotlib.pyplot as plt     # not matplotlib.use("Agg"): that would stop a notebook's figures showing
     # the figure before the netCDF files, so the render's peak memory and theirs do not stack
-    fig = plot_coverage(sim.coverage, f"{sim.spec.name}: delivered", save=out / "coverage.png"); plt.close(fig)
+    from whilelab.search import plot_history
+    figures = [("coverage", lambda: plot_coverage(sim.coverage, f"{sim.spec.name}: delivered"))]
+    if sim.history is not None: figures.append(("history", lambda: plot_history(sim.history)))
+    for name, draw in figures:
+        fig = draw()
+        for fmt in ("png", "pdf"): save_figure(fig, out / f"{name}.{fmt}")   # a picture to look at, a copy to print
+        plt.close(fig)
     for name, ds in (("plan.nc", sim.plan), ("coverage.nc", sim.coverage), ("history.nc", sim.history)):
         if ds is not None: _write_nc(ds, out / name)
     summary = {**sim.summary(), "options": dataclasses.asdict(sim.options)}
@@ -345,7 +352,7 @@ def _read_nc(path) -> xr.Dataset:
     with xr.open_dataset(path, engine="h5netcdf") as ds: return ds.load()
 
 # %% ../nbs/13_simulate.ipynb #195840ed
-def load(out  # a run folder `save` wrote
+def load(out: str | Path  # a run folder `save` wrote
         ) -> dict:
     "A run folder as a dict: rows, plan, coverage (xarray), summary."
     out = Path(out)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_stats.ipynb #11d53e2d
 from __future__ import annotations
-import math
+import math, typing
 from dataclasses import dataclass
 import numpy as np
 from .defaults import StatsOptions
@@ -61,7 +61,7 @@ def _check_k(k, n, A):
                          f"use k <= {int(n[n > 0].min())} or sample more")
 
 # %% ../nbs/10_stats.ipynb #a7170f10
-def pass_at_k(rewards,                        # reward tensor (situation, phrasing, sample), or tasks x attempts
+def pass_at_k(rewards: np.ndarray | xr.DataArray | list,  # reward tensor (situation, phrasing, sample), or tasks x attempts
               k: int = 1,                     # attempts drawn
               per_task: bool = False,         # per-situation values (with the axis coordinates) instead of the mean
               threshold: float = PASS_THRESHOLD # rewards at or above this pass
@@ -77,7 +77,7 @@ def pass_at_k(rewards,                        # reward tensor (situation, phrasi
     return out if per_task else out.mean(skipna=True)
 
 # %% ../nbs/10_stats.ipynb #f9e7782a
-def pass_pow_k(rewards,                         # rewards by task and sample (NaN where missing), as for `pass_at_k`
+def pass_pow_k(rewards: np.ndarray | xr.DataArray | list,  # rewards by task and sample (NaN where missing), as for `pass_at_k`
                k: int = 1,                      # attempts that must all pass
                per_task: bool = False,          # one value per task, not their mean
                threshold: float = PASS_THRESHOLD):  # rewards at or above this pass
@@ -99,12 +99,12 @@ CHUNK = StatsOptions().chunk   # StatsOptions.reasons()['chunk'] says why
 class Interval:
     """A point `estimate` with a `low`..`high` interval at `level`, from `method`, over `n` units (tasks, or `cluster`s
     of rows)."""
-    estimate: float
-    low: float
-    high: float
-    level: float = 0.95
-    method: str = "percentile"
-    n: int = 0
+    estimate: float                 # the point estimate (a mean, a pass rate, a difference)
+    low: float                      # the interval's lower end
+    high: float                     # the interval's upper end
+    level: float = 0.95             # its confidence level
+    method: str = "percentile"      # how it was made: 'percentile', 'bca', 'score', 't', 'wilson', ...
+    n: int = 0                      # units it is over (tasks, or clusters of rows)
     cluster: str | None = None      # what was resampled as one unit when rows share it (e.g. 'situation')
     apart: int = 0                  # attempts counted apart (the simulated person broke its brief): not the agent's
     def excludes(self,
@@ -150,7 +150,7 @@ def _bounds(x, bounds):
 def no_spread(c: float,      # the one value every unit has
               n: int,        # how many units
               level: float,  # confidence level
-              bounds         # (low, high) a unit's value can take
+              bounds: tuple  # (low, high) a unit's value can take
              ) -> Interval:
     """All n values equal c: the share of units that could differ is at most 1 - (alpha/2)^(1/n) (exact), so the mean
     moves at most that far."""
@@ -159,13 +159,13 @@ def no_spread(c: float,      # the one value every unit has
     return Interval(c, c - u * (c - bounds[0]), c + u * (bounds[1] - c), level, "exact (no spread)", n)
 
 # %% ../nbs/10_stats.ipynb #6cb8f5c6
-def bootstrap_ci(values,                      # per-task values (NaN dropped)
+def bootstrap_ci(values: np.ndarray | xr.DataArray | list,  # per-task values (NaN dropped)
                  n_resamples: int = 10_000,   # bootstrap resamples
                  level: float = 0.95,         # interval level
                  method: str = "percentile",  # 'percentile' or 'bca'
                  seed: int = 0,               # resampling seed
-                 statistic=None,              # f(x, axis=-1); default: the mean (fast path)
-                 bounds=None                  # the range values can take, for data with no spread (default: inferred)
+                 statistic: typing.Callable | None = None,  # f(x, axis=-1); default: the mean (fast path)
+                 bounds: tuple | None = None  # the range values can take, for data with no spread (default: inferred)
                 ) -> Interval:
     "Interval for the mean (or `statistic(x, axis=-1)`) of per-task `values`, resampling tasks."
     x = np.asarray(values, dtype=float).ravel()
@@ -209,9 +209,9 @@ def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
     return max(0.0, mid - half), min(1.0, mid + half)
 
 # %% ../nbs/10_stats.ipynb #f40e322d
-def score_interval(values,                    # per-task values in `bounds` (NaN dropped)
+def score_interval(values: np.ndarray | xr.DataArray | list,  # per-task values in `bounds` (NaN dropped)
                    level: float = 0.95,       # interval level
-                   bounds=(0.0, 1.0)          # the range values can take
+                   bounds: tuple = (0.0, 1.0)  # the range values can take
                   ) -> Interval:
     "Wilson score interval for the mean of bounded values, with the sample variance as effective n and a t quantile."
     x = _clean(values); lo, hi = _bounds(x, bounds); n = len(x)
@@ -223,9 +223,9 @@ def score_interval(values,                    # per-task values in `bounds` (NaN
     return Interval(float(x.mean()), lo + (hi - lo) * low, lo + (hi - lo) * high, level, "score", n)
 
 # %% ../nbs/10_stats.ipynb #fda07edc
-def t_interval(values,                        # per-task values, e.g. differences after - before (NaN dropped)
+def t_interval(values: np.ndarray | xr.DataArray | list,  # per-task values, e.g. after - before (NaN dropped)
                level: float = 0.95,           # interval level
-               bounds=(-1.0, 1.0)             # the range values can take, for data with no spread
+               bounds: tuple = (-1.0, 1.0)    # the range values can take, for data with no spread
               ) -> Interval:
     "Student t interval for the mean: studentized, so it keeps its level for heavy-tailed values at small n."
     x = _clean(values); n = len(x)
@@ -248,12 +248,12 @@ def _set_apart(rewards, apart) -> tuple:
     return kept, int(mask.sum())
 
 # %% ../nbs/10_stats.ipynb #726b4ab4
-def pass_interval(rewards,                    # reward tensor (situation, phrasing, sample), or tasks x attempts
+def pass_interval(rewards: np.ndarray | xr.DataArray | list,  # reward tensor, or tasks x attempts
                   k: int = 1,                 # attempts per task in pass@k / pass^k
                   kind: str = "at",           # 'at' for pass@k, 'pow' for pass^k
                   method: str = "score",  # 'score' (calibrated, see the study below), or a bootstrap: 'percentile', 'bca'
-                  apart=None,  # True where the person broke its brief, counted apart (default: `person_error`)
-                  **kw                        # `level`, and for a bootstrap `n_resamples`, `seed`
+                  apart: np.ndarray | None = None,  # True where the person broke its brief (default: `person_error`)
+                  **kw                        # passed on: `level`, and for a bootstrap `n_resamples`, `seed`
                  ) -> Interval:
     """Interval over tasks for pass@k or pass^k; attempts where the simulated person broke its brief are counted apart
     (not the agent's failures), and the interval says how many."""
@@ -273,12 +273,12 @@ EXACT_MAX_N = StatsOptions().exact_max_n   # StatsOptions.reasons()['exact_max_n
 class Paired:
     """A paired comparison: mean per-task difference with its interval, its p-value (the larger of two tests), and the
     differences."""
-    diff: float
-    interval: Interval
+    diff: float                     # mean per-task difference, after minus before
+    interval: Interval              # the interval of `diff`
     p_value: float                  # max of `p_sign_flip` and `p_bootstrap_t`: a verdict needs both
-    n: int
-    method: str
-    per_task: xr.DataArray
+    n: int                          # tasks compared
+    method: str                     # how the interval was made
+    per_task: xr.DataArray          # the difference of each task, with its axis coordinates
     p_sign_flip: float = math.nan   # exact when differences are symmetric under no change
     p_bootstrap_t: float = math.nan # holds for skewed differences, as n grows
 
@@ -301,7 +301,7 @@ def _flip_means(d, B, rng):
     return out
 
 # %% ../nbs/10_stats.ipynb #da2b89e4
-def sign_flip_p(d,                              # paired differences, one per task (after minus before)
+def sign_flip_p(d: np.ndarray | xr.DataArray | list,  # paired differences, one per task (after minus before)
                 n_resamples: int = 10_000,      # random sign flips when the exact test is too large
                 seed: int = 0,                  # seed of the flips
                 exact_max_n: int = EXACT_MAX_N  # up to this many tasks every sign pattern is enumerated
@@ -322,8 +322,8 @@ def sign_flip_p(d,                              # paired differences, one per ta
     return float((1 + np.sum(np.abs(m) >= obs - tol)) / (1 + n_resamples)), "monte carlo"
 
 # %% ../nbs/10_stats.ipynb #aca89201
-def no_spread_p(d,      # per-task differences, all equal
-                bounds  # (low, high) a difference can take
+def no_spread_p(d: np.ndarray | xr.DataArray | list,  # per-task differences, all equal
+                bounds: tuple  # (low, high) a difference can take
                ) -> float:
     """p for mean 0 when every task moved by the same c: the chance that no task from the far side, which could offset
     c, was drawn."""
@@ -334,7 +334,7 @@ def no_spread_p(d,      # per-task differences, all equal
     return min(1.0, 2 * (1 - q) ** len(d))
 
 # %% ../nbs/10_stats.ipynb #0713605f
-def bootstrap_t_p(d,                          # per-task differences
+def bootstrap_t_p(d: np.ndarray | xr.DataArray | list,  # per-task differences
                   n_resamples: int = 10_000,  # bootstrap resamples
                   seed: int = 0               # resampling seed
                  ) -> float:
@@ -354,8 +354,8 @@ def bootstrap_t_p(d,                          # per-task differences
     return (1 + hits) / (1 + seen)
 
 # %% ../nbs/10_stats.ipynb #da7b6c8e
-def paired_test(before,                       # per-task values or a reward tensor, before
-                after,                        # the same tasks, after
+def paired_test(before: np.ndarray | xr.DataArray | list,  # per-task values or a reward tensor, before
+                after: np.ndarray | xr.DataArray | list,  # the same tasks, after
                 n_resamples: int = 10_000,    # bootstrap resamples and random sign flips
                 level: float = 0.95,          # interval level
                 seed: int = 0,                # seed
@@ -384,18 +384,18 @@ def paired_test(before,                       # per-task values or a reward tens
 @dataclass
 class Kappa:
     "Cohen's kappa with its standard error and interval, raw agreement, and the number of items."
-    kappa: float
-    low: float
-    high: float
-    se: float
-    agreement: float
-    n: int
+    kappa: float       # Cohen's kappa: agreement beyond chance, 1 is perfect, 0 is chance
+    low: float         # its interval's lower end
+    high: float        # its interval's upper end
+    se: float          # its standard error
+    agreement: float   # raw agreement: the share of items labelled alike
+    n: int             # items both raters labelled
     def __repr__(self):
         return f"kappa {self.kappa:.3f} [{self.low:.3f}, {self.high:.3f}], agreement {self.agreement:.3f}, n={self.n}"
 
 # %% ../nbs/10_stats.ipynb #d19d8b7d
-def cohens_kappa(a,                     # one rater's labels (gold)
-                 b,                     # the other's, row for row (the judge)
+def cohens_kappa(a: list | np.ndarray,  # one rater's labels (gold)
+                 b: list | np.ndarray,  # the other's, row for row (the judge)
                  level: float = 0.95    # confidence level
                 ) -> Kappa:
     """Cohen's kappa between `a` and `b`; its interval spans Fleiss-Cohen-Everitt's and agreement's Wilson interval on
@@ -435,8 +435,8 @@ def wilson(successes: int,       # rows that passed (or agreed)
     return Interval(successes / n, lo, hi, level, "wilson", n)
 
 # %% ../nbs/10_stats.ipynb #90daedd4
-def design_effect(hits,       # 0/1 per row
-                  clusters    # each row's cluster (its situation)
+def design_effect(hits: list | np.ndarray,      # 0/1 per row
+                  clusters: list | np.ndarray   # each row's cluster (its situation)
                  ) -> float:
     "1 + (m - 1) ICC for 0/1 `hits` of rows grouped by `clusters` (Kish 1965; ICC by one-way ANOVA, clipped at 0)."
     y, (_, g) = np.asarray(hits, float), np.unique(np.asarray(clusters), return_inverse=True)
@@ -451,8 +451,8 @@ def design_effect(hits,       # 0/1 per row
     return float(1 + (np.sum(m ** 2) / N - 1) * max(0.0, icc))
 
 # %% ../nbs/10_stats.ipynb #4c22a33c
-def clustered_wilson(hits,                       # 0/1 per row
-                     clusters,                   # each row's cluster (its situation)
+def clustered_wilson(hits: list | np.ndarray,    # 0/1 per row
+                     clusters: list | np.ndarray,  # each row's cluster (its situation)
                      level: float = 0.95,        # confidence level
                      cluster: str = "situation"  # what a cluster is, for the interval's label
                     ) -> Interval:

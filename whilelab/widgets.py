@@ -4,30 +4,35 @@
 
 # %% ../nbs/14_widgets.ipynb #9ac91ddf
 from __future__ import annotations
-import html
+import html, json, math, typing
 import numpy as np
 import ipywidgets as W
 from .grade import judge_all, as_judge, _gold_dict, transcript
 from .rollout import row_key
 from .stats import cohens_kappa, wilson
+from .search import Search
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['snapshot', 'JudgeInspector', 'agreement_line', 'SearchPanel', 'step', 'run', 'pause', 'refresh']
+__all__ = ['snapshot', 'transcript_html', 'confusion_html', 'JudgeInspector', 'agreement_line', 'SearchPanel']
 
 # %% ../nbs/14_widgets.ipynb #8ecf1ac9
-def snapshot(w  # a widget
+def snapshot(w: W.Widget  # a widget
             ) -> str:
     "Static HTML of widget `w` as it stands: boxes laid out, labels and values shown, images inlined."
     import base64
+    if getattr(getattr(w, "layout", None), "display", None) == "none": return ""    # hidden: not drawn, not shown
     kids = "".join(snapshot(c) for c in getattr(w, "children", ()))
     if isinstance(w, W.Box):
         flow = "row" if isinstance(w, W.HBox) else "column"
         return f"<div style='display:flex;flex-direction:{flow};gap:6px;flex-wrap:wrap'>{kids}</div>"
     if isinstance(w, W.Image):
+        if not w.value: return ""                                                   # no picture: no broken image
         return f"<img style='max-width:100%' src='data:image/{w.format};base64,{base64.b64encode(w.value).decode()}'>"
     if isinstance(w, (W.HTML, W.HTMLMath)): return f"<div>{w.value}</div>"
     if isinstance(w, W.Button): return f"<button disabled>{html.escape(w.description)}</button>"
+    if isinstance(w, W.IntProgress):
+        return f"<progress max='{w.max}' value='{w.value}'></progress>"
     value = getattr(w, "value", None)
     label = html.escape(getattr(w, "description", "") or "")
     return f"<span style='font-family:monospace'>{label}{': ' if label else ''}{html.escape(str(value))}</span>"
@@ -37,6 +42,69 @@ def _ipython_display_(self):
     "The live widget, with its snapshot for where no kernel draws it."
     from IPython.display import display
     display({**self.panel._repr_mimebundle_(), "text/html": snapshot(self.panel)}, raw=True)
+
+# %% ../nbs/14_widgets.ipynb #fed78eb0
+def _value_text(v, limit: int = 160) -> str:
+    "A JSON value as a person reads it: text as is, a dict as 'key: value; ...', a list as its items; cut at `limit`."
+    if isinstance(v, str):
+        try: v = json.loads(v) if v[:1] in "{[" else v
+        except ValueError: pass
+    if isinstance(v, dict): s = "; ".join(f"{k}: {_value_text(x, limit)}" for k, x in v.items())
+    elif isinstance(v, list): s = ", ".join(_value_text(x, limit) for x in v) or "(none)"
+    else: s = str(v)
+    return s if len(s) <= limit else s[:limit - 1] + "…"
+
+# %% ../nbs/14_widgets.ipynb #2a0b4f9b
+def transcript_html(row: dict  # a rollout row
+                   ) -> str:
+    "The conversation of `row` as a person reads it: who speaks, what they say, each tool call and its answer."
+    say = lambda who, colour, text: (f"<tr><td style='vertical-align:top;padding:2px 8px;color:{colour};"
+                                     f"font-weight:bold;white-space:nowrap'>{who}</td>"
+                                     f"<td style='padding:2px 8px;white-space:pre-wrap'>{text}</td></tr>")
+    out = []
+    for m in row["messages"]:
+        if m["role"] == "system": continue
+        if m["role"] == "tool":
+            out.append(say(f"{html.escape(m.get('name') or 'tool')} answers", "#555",
+                           html.escape(_value_text(m.get("content")))))
+            continue
+        if m.get("content"):
+            person = m["role"] == "user"
+            out.append(say("person" if person else "agent", "#0072B2" if person else "#009E73",
+                           html.escape(str(m["content"]))))
+        for c in m.get("tool_calls") or []:
+            args = c["function"]["arguments"]
+            args = json.loads(args) if isinstance(args, str) and args[:1] == "{" else args
+            shown = ", ".join(f"{k}={_value_text(v)}" for k, v in args.items()) if isinstance(args, dict) else args
+            out.append(say("agent calls", "#009E73", f"<code>{html.escape(c['function']['name'])}"
+                                                      f"({html.escape(str(shown))})</code>"))
+    return "<table style='border-collapse:collapse'>" + "".join(out) + "</table>"
+
+# %% ../nbs/14_widgets.ipynb #14442bef
+def _cell_table(cell: dict) -> str:
+    "A cell as a two-column table: axis, value."
+    return ("<table style='border-collapse:collapse'>" + "".join(
+        f"<tr><th style='text-align:left;padding:1px 8px'>{html.escape(str(a))}</th>"
+        f"<td style='padding:1px 8px'>{html.escape(str(v))}</td></tr>" for a, v in cell.items()) + "</table>")
+
+# %% ../nbs/14_widgets.ipynb #3253fbe4
+_TD = "border:1px solid #bbb;padding:3px 12px;text-align:right"
+
+def confusion_html(cells: dict  # (judge label, gold label) -> count
+                  ) -> str:
+    """Judge against gold as a table a person reads: labelled rows and columns, totals, and the disagreements
+    (judge pass / gold fail, judge fail / gold pass) highlighted."""
+    L = ("pass", "fail")
+    th = lambda s, left=False: (f"<th style='border:1px solid #bbb;padding:3px 12px;"
+                                f"text-align:{'left' if left else 'center'}'>{s}</th>")
+    td = lambda n, off: (f"<td style='{_TD};background:{'#fbd7c0' if off and n else 'none'};"
+                         f"font-weight:{'bold' if off and n else 'normal'}'>{n}</td>")
+    head = "<tr>" + th("") + "".join(th(f"gold {g}") for g in L) + th("total") + "</tr>"
+    body = "".join("<tr>" + th(f"judge {j}", True) + "".join(td(cells[(j, g)], j != g) for g in L)
+                   + td(sum(cells[(j, g)] for g in L), False) + "</tr>" for j in L)
+    foot = ("<tr>" + th("total", True) + "".join(td(sum(cells[(j, g)] for j in L), False) for g in L)
+            + td(sum(cells.values()), False) + "</tr>")
+    return f"<table style='border-collapse:collapse'>{head}{body}{foot}</table>"
 
 # %% ../nbs/14_widgets.ipynb #33cf236f
 def _person_html(person) -> str:
@@ -52,11 +120,16 @@ def _person_said(row) -> str:
     e = row["person_error"]
     return f"broke its brief -- {e['rule']}: {e['reason']}" if e else "kept its brief: the failure is the agent's"
 
-# %% ../nbs/14_widgets.ipynb #8d416b87
+# %% ../nbs/14_widgets.ipynb #8a38ed0d
 class JudgeInspector:
-    "Confusion matrix, agreement and a browser of judge/gold disagreements, filterable by axis value."
-    def __init__(self, judge, rows, gold, axes=("tool", "stance", "world", "condition"),
-                 person=None):   # the person's trust verdict (`whilelab.people.person_trust`), shown above the matrix
+    """Judge against gold as a table with totals and the disagreements highlighted, agreement with its intervals, and
+    a browser of the disagreements (the cell, the judge's reason, the conversation), filterable by axis value."""
+    def __init__(self, judge: object,                 # a judge: a `Judge`, or a function row -> label
+                 rows: list,                          # graded or ungraded rollout rows
+                 gold: dict | typing.Callable,        # gold labels: a dict row key -> label, or a function row -> label
+                 axes: tuple = ("tool", "stance", "world", "condition"),  # the axes to filter by (those the rows have)
+                 person: object = None  # the person's trust verdict (`people.person_trust`), shown above the matrix
+                ):
         self.judge, self.person = as_judge(judge), person
         g = _gold_dict(rows, gold)
         self.rows = [r for r in rows if row_key(r) in g]
@@ -67,16 +140,15 @@ class JudgeInspector:
                                       description=a, value="(all)") for a in self.axes}
         kinds = ["disagreements", "judge pass / gold fail", "judge fail / gold pass"]
         self.kind = W.ToggleButtons(options=kinds, value=kinds[0], style={"button_width": "auto"})   # whole labels
-        self.index = W.IntSlider(min=0, max=0, description="row", continuous_update=False, readout=False)
+        self.at = 0                              # which of the shown disagreements is open
         self.position = W.Label()                # "row i of N": a reader knows how many there are to read
         self.prev_btn, self.next_btn = W.Button(description="previous"), W.Button(description="next")
         self.matrix, self.detail = W.HTML(), W.HTML()
         self.person_line = W.HTML(_person_html(person))
         for w in [*self.filters.values(), self.kind]: w.observe(self._refresh, names="value")
-        self.index.observe(self._show, names="value")
         self.prev_btn.on_click(lambda _: self._step(-1)); self.next_btn.on_click(lambda _: self._step(1))
         self.panel = W.VBox([W.HBox(list(self.filters.values())), self.kind, self.person_line, self.matrix,
-                             W.HBox([self.prev_btn, self.index, self.position, self.next_btn]), self.detail])
+                             W.HBox([self.prev_btn, self.position, self.next_btn]), self.detail])
         self._refresh()
 
     def selected(self) -> list[int]:
@@ -95,8 +167,8 @@ class JudgeInspector:
                 and (want is None or (self.labels[i].label, self.gold[i]) == want)]
 
 # %% ../nbs/14_widgets.ipynb #410c0374
-def agreement_line(gold,   # gold labels, row for row
-                   judged  # the judge's labels
+def agreement_line(gold: list,   # gold labels, row for row
+                   judged: list  # the judge's labels
                   ) -> str:
     "Agreement with its Wilson interval, kappa with its interval, and n, on one line."
     g, j = np.asarray(gold), np.asarray(judged)
@@ -105,55 +177,59 @@ def agreement_line(gold,   # gold labels, row for row
     return (f"agreement {a.estimate:.2f} (95% {a.low:.2f}-{a.high:.2f}); "
             f"kappa {k.kappa:.2f} (95% {k.low:.2f} to {k.high:.2f}); n = {len(g)}")
 
-# %% ../nbs/14_widgets.ipynb #33032b0e
-def _refresh(self, *_):
+# %% ../nbs/14_widgets.ipynb #d6950eed
+@patch
+def _refresh(self: JudgeInspector, *_):
+    "The matrix and agreement for the rows the filters keep; the browser back at their first disagreement."
     sel = self.selected()
     g, j = np.array([self.gold[i] for i in sel]), np.array([self.labels[i].label for i in sel])
     cells = {(a, b): int(((j == a) & (g == b)).sum()) for a in ("pass", "fail") for b in ("pass", "fail")}
     self.confusion = cells
     self.agreement_line = agreement_line(g, j)
-    self.matrix.value = (
-        "<table style='border-collapse:collapse'><tr><th></th><th>gold pass</th><th>gold fail</th></tr>"
-        + "".join(f"<tr><th>judge {a}</th>" + "".join(f"<td style='border:1px solid #ccc;padding:2px 10px;text-align:right'>{cells[(a, b)]}</td>"
-                                                      for b in ("pass", "fail")) + "</tr>" for a in ("pass", "fail"))
-        + "</table>" + f"<p>{html.escape(self.agreement_line)}</p>")
-    n = len(self.shown())
-    self.index.max = max(0, n - 1); self.index.value = 0
+    self.matrix.value = confusion_html(cells) + f"<p>{html.escape(self.agreement_line)}</p>"
+    self.at = 0
     self._show()
 
-# %% ../nbs/14_widgets.ipynb #836c7444
-def _show(self, *_):
+# %% ../nbs/14_widgets.ipynb #6fd0c01c
+@patch
+def _show(self: JudgeInspector, *_):
+    "The open disagreement: where it is, the cell as a table, judge and gold, the rules broken, the conversation."
     shown = self.shown()
     if not shown:
         self.current, self.position.value = None, "row 0 of 0"
         self.detail.value = "<p>no disagreement of this kind here</p>"; return
-    at = min(self.index.value, len(shown) - 1)
+    at = self.at = min(self.at, len(shown) - 1)
     i = self.current = shown[at]
     self.position.value = f"row {at + 1} of {len(shown)}"
     r, l = self.rows[i], self.labels[i]
     broken = [f"{v['rule']}: {v.get('reason', '')}" for v in r.get("rules") or [] if not v.get("passed", True)]
-    self.detail.value = (f"<p><b>{html.escape(r['situation_id'])}</b> phrasing {r['phrasing']} sample {r['sample']}; "
-                         f"cell {html.escape(str(r['cell']))}</p>"
-                         f"<p>judge <b>{l.label}</b>: {html.escape(l.reason or '(the judge gave no reason)')}; "
+    self.detail.value = (f"<p><b>{html.escape(r['situation_id'])}</b>, phrasing {r['phrasing']}, sample "
+                         f"{r['sample']}</p>{_cell_table(r['cell'])}"
+                         f"<p>judge <b>{l.label}</b>: {html.escape(l.reason or '(the judge gave no reason)')}<br>"
                          f"gold <b>{self.gold[i]}</b></p>"
                          f"<p>conduct rules: {html.escape('; '.join(broken) or 'all pass')}</p>"
                          f"<p>person: {html.escape(_person_said(r))}</p>"
-                         f"<pre style='white-space:pre-wrap'>{html.escape(transcript(r))}</pre>")
+                         + transcript_html(r))
 
-# %% ../nbs/14_widgets.ipynb #e5a5d4a8
-def _step(self, d):
-    self.index.value = int(np.clip(self.index.value + d, 0, self.index.max))
+# %% ../nbs/14_widgets.ipynb #42bacd43
+@patch
+def _step(self: JudgeInspector, d: int):
+    "Open the next (`d` = 1) or previous (-1) disagreement, staying within them."
+    self.at = int(np.clip(self.at + d, 0, max(0, len(self.shown()) - 1))); self._show()
 
-JudgeInspector._refresh, JudgeInspector._show, JudgeInspector._step, JudgeInspector._ipython_display_ = _refresh, _show, _step, _ipython_display_
+JudgeInspector._ipython_display_ = _ipython_display_
 
-# %% ../nbs/14_widgets.ipynb #456b042a
-import io, threading
-from .defaults import ARMS
+# %% ../nbs/14_widgets.ipynb #8ceb714b
+import io, threading, time
+from .defaults import ARMS, FigureOptions
 
 class SearchPanel:
-    "Sliders, buttons and live figures that steer a `Search`; the sliders always show what the engine uses."
-    def __init__(self, search):
-        self.search, self._sync, self.state, self._thread = search, False, "not started", None
+    """Sliders, buttons, progress bars and live figures that steer a `Search`: the sliders always show what the
+    engine uses, and the status, bars and figures always show one and the same batch."""
+    def __init__(self, search: Search,                  # the `Search` to steer
+                 options: FigureOptions | None = None   # the figures' width and screen resolution
+                ):
+        self.search, self.options, self._sync, self.state = search, options or FigureOptions(), False, "not started"
         wide = {"description_width": "130px"}          # whole arm names: 'behavior_targeted', not 'behavior_...'
         fs = lambda v, d, style={}: W.FloatSlider(value=round(v, 3), min=0, max=1, step=0.01, description=d,
                                                   style=style, continuous_update=False, readout_format=".2f")
@@ -162,81 +238,99 @@ class SearchPanel:
         self.cap = {a: fs(search.caps.get(a, 1.0), "cap") for a in ARMS}
         self.batch = W.IntSlider(value=search.batch_situations, min=1, max=256, description="batch",
                                  continuous_update=False)
-        self.step_btn, self.run_btn, self.pause_btn = W.Button(description="step"), W.Button(description="run"), W.Button(description="pause")
-        self.status, self.message = W.HTML(), W.HTML()
-        self.history_img = W.Image(format="png")         # an image is set from any thread; an Output is not
-        self.coverage_img = W.Image(format="png")
+        self.step_btn = W.Button(description="step", tooltip="play one batch")
+        self.run_btn = W.Button(description="run", tooltip="play batches until the search stops or pause is pressed")
+        self.pause_btn = W.Button(description="pause", tooltip="stop after the batch in flight", disabled=True)
+        self.status, self.message = W.HTML().add_class("wl-status"), W.HTML().add_class("wl-message")
+        self.budget_bar = W.IntProgress(min=0, max=max(1, int(search.budget)), description="budget")
+        self.quiet_bar = W.IntProgress(min=0, max=max(1, int(search.patience)), description="saturation")
+        self.budget_text, self.quiet_text = W.Label(), W.Label()
+        self.caption = W.HTML().add_class("wl-caption")  # what the figures show: set with them, from the same state
+        hidden = lambda: W.Layout(display="none")       # shown once it holds a figure: never a broken image
+        self.history_img = W.Image(format="png", layout=hidden())   # set from any thread; an Output is not
+        self.coverage_img = W.Image(format="png", layout=hidden())
+        self.redraws = []                                # seconds each batch's figures took to draw
+        self._history_live, self._coverage_live = _Blit(self.options.screen_dpi), _Blit(self.options.screen_dpi)
+        self._pause, self._claim, self._busy, self._thread = threading.Event(), threading.Lock(), False, None
         self._wire()
         rows = [W.HBox([self.weight[a], self.floor[a], self.cap[a]]) for a in ARMS]
-        buttons = W.HBox([self.step_btn, self.run_btn, self.pause_btn])
-        self.panel = W.VBox(rows + [self.batch, buttons, self.status, self.message, self.history_img,
-                                    self.coverage_img])
-        self._pause = threading.Event()
+        self.panel = W.VBox(rows + [self.batch, W.HBox([self.step_btn, self.run_btn, self.pause_btn]), self.status,
+                                    W.HBox([self.budget_bar, self.budget_text]),
+                                    W.HBox([self.quiet_bar, self.quiet_text]), self.message, self.caption,
+                                    self.history_img, self.coverage_img])
         self.refresh()
 
-# %% ../nbs/14_widgets.ipynb #2361cfd2
+# %% ../nbs/14_widgets.ipynb #b733d50f
 @patch
 def _wire(self: SearchPanel):
-    "Each control calls the engine; what the engine refuses or clamps comes back to the control."
+    "Each control calls the engine; what the engine refuses comes back to the control. Buttons play in a thread."
     for a in ARMS:
         self.weight[a].observe(lambda ch, a=a: self._on_weight(a, ch["new"]), names="value")
         self.floor[a].observe(lambda ch: self._on_bounds(), names="value")
         self.cap[a].observe(lambda ch: self._on_bounds(), names="value")
     self.batch.observe(lambda ch: self._on_batch(ch["new"]), names="value")
-    self.step_btn.on_click(lambda _: self.step()); self.run_btn.on_click(lambda _: self.run())
+    self.step_btn.on_click(lambda _: self.step(background=True)); self.run_btn.on_click(lambda _: self.run())
     self.pause_btn.on_click(lambda _: self.pause())
 
-# %% ../nbs/14_widgets.ipynb #62f9a4c7
-def _say(self, text: str = ""):
-    "A message under the status line: why a value was refused or clamped (empty once a change is taken as asked)."
+# %% ../nbs/14_widgets.ipynb #050f96a5
+@patch
+def _say(self: SearchPanel,
+         text: str = ""  # one short sentence; empty clears the message
+        ):
+    "The message under the status line: why a value was refused; cleared by the next action."
     self.message.value = f"<b>{html.escape(text)}</b>" if text else ""
 
-# %% ../nbs/14_widgets.ipynb #3fb621fb
-def _on_weight(self, arm, value):
+# %% ../nbs/14_widgets.ipynb #9cff7c1b
+@patch
+def _on_weight(self: SearchPanel, arm: str, value: float):
+    "An arm's weight as asked, the others renormalised within their bounds; refused (nothing moves) if it cannot be."
     if self._sync: return
     from whilelab.search import clamp_weights
+    lo, hi = self.search.floors.get(arm, 0.0), self.search.caps.get(arm, 1.0)
+    was = self.search.weights[arm]
+    if not lo - 5e-3 <= value <= hi + 5e-3:
+        self._say(f"{arm} must stay between its floor {lo:.2f} and cap {hi:.2f}; kept {was:.2f}.")
+        self._show_weights(); return
     others = {a: w for a, w in self.search.weights.items() if a != arm}
     tot = sum(others.values())
     w = {a: (value if a == arm else (1 - value) * (others[a] / tot if tot > 0 else 1 / len(others))) for a in ARMS}
-    try: self.search.weights = clamp_weights(w, self.search.floors, self.search.caps)
-    except ValueError as e: self._say(str(e))
-    else:
-        got, lo, hi = self.search.weights[arm], self.search.floors.get(arm, 0.0), self.search.caps.get(arm, 1.0)
-        bound, at = ("floor", lo) if got <= lo + 1e-9 else ("cap", hi)
-        self._say(f"{arm} kept at {got:.2f}: its {bound} is {at:.2f}" if abs(got - value) > 5e-3 else "")
+    try: w = clamp_weights(w, self.search.floors, self.search.caps)
+    except ValueError: w = None
+    if w is None or abs(w[arm] - value) > 5e-3:                 # the other arms' bounds would not let it be
+        self._say(f"the other arms' floors and caps do not leave {arm} at {value:.2f}; kept {was:.2f}.")
+    else: self.search.weights = w; self._say()
     self._show_weights()
 
-# %% ../nbs/14_widgets.ipynb #e3f76aeb
-def _on_bounds(self):
+# %% ../nbs/14_widgets.ipynb #93518996
+@patch
+def _on_bounds(self: SearchPanel):
+    "Floors and caps as asked, if the weights can keep to them in a batch; otherwise refused, the sliders put back."
     if self._sync: return
     from whilelab.search import clamp_weights
     from whilelab.defaults import unfit_arms
     floors, caps = {a: self.floor[a].value for a in ARMS}, {a: self.cap[a].value for a in ARMS}
-    try:
-        w = clamp_weights(self.search.weights, floors, caps)
-        if bad := unfit_arms(self.search.batch_situations, floors, caps):
-            raise ValueError(f"{bad} cannot play a share within these bounds in a "
-                             f"{self.search.batch_situations}-situation batch. Fix: widen the bounds or enlarge the "
-                             "batch")
-    except ValueError as e:
-        self._say(f"{e} (kept the engine's bounds)"); self._show_weights(); return   # the slider snaps back
+    try: w = clamp_weights(self.search.weights, floors, caps)
+    except ValueError: w = None
+    bad = w is not None and unfit_arms(self.search.batch_situations, floors, caps)
+    if w is None or bad:
+        why = "cannot all hold at once" if w is None else f"leave {bad} no whole situation in a batch"
+        self._say(f"those floors and caps {why}; kept the engine's bounds."); self._show_weights(); return
     self.search.floors, self.search.caps, self.search.weights = floors, caps, w
     self._say(); self._show_weights()
 
-# %% ../nbs/14_widgets.ipynb #aff9dd06
-def _on_batch(self, n):
-    """A batch size the floors and caps fit in whole situations reaches the engine; another is refused and the slider
-    put back."""
+# %% ../nbs/14_widgets.ipynb #3b387464
+@patch
+def _on_batch(self: SearchPanel, n: int):
+    "A batch size the floors and caps fit in whole situations reaches the engine; another is refused, put back."
     if self._sync: return
     from whilelab.defaults import unfit_arms
-    bad = unfit_arms(n, self.search.floors, self.search.caps)
-    if not bad: self.search.batch_situations = n; self._say(); return
-    self._say(f"a {n}-situation batch cannot give {bad} a share within their floor and cap; "
-              f"kept {self.search.batch_situations}")
+    if not unfit_arms(n, self.search.floors, self.search.caps): self.search.batch_situations = n; self._say(); return
+    self._say(f"a {n}-situation batch cannot give every arm its floor and cap; kept {self.search.batch_situations}.")
     self._show_weights()
 
-# %% ../nbs/14_widgets.ipynb #8bfd84bf
-def _show_weights(self):
+# %% ../nbs/14_widgets.ipynb #7e24f5ef
+@patch
+def _show_weights(self: SearchPanel):
     "Every slider set to what the engine holds (without calling back into it)."
     self._sync = True
     try:
@@ -246,54 +340,179 @@ def _show_weights(self):
         self.batch.value = self.search.batch_situations
     finally: self._sync = False
 
-# %% ../nbs/14_widgets.ipynb #ace8a363
-def step(self):
-    "Play one batch and refresh."
-    self.search.step(); self.state = "paused"; self.refresh()
+# %% ../nbs/14_widgets.ipynb #a6cc9700
+@patch
+def _buttons(self: SearchPanel):
+    "Step and run only when nothing is in flight and the search can go on; pause only while something is."
+    done = bool(self.search.stopped)
+    self.step_btn.disabled = self.run_btn.disabled = self._busy or done
+    self.pause_btn.disabled = not self._busy
 
-# %% ../nbs/14_widgets.ipynb #25fdf0a0
-def run(self,
+# %% ../nbs/14_widgets.ipynb #fe537f72
+@patch
+def _play(self: SearchPanel, batches: int | None):
+    "Play up to `batches` batches (None: until the search stops or pause is pressed), drawing after each."
+    try:
+        while not self.search.stopped and not self._pause.is_set() and (batches is None or batches > 0):
+            self.search.step(); self.refresh()
+            if batches is not None: batches -= 1
+    finally:
+        self.state, self._busy = "paused", False
+        self._buttons(); self._show_status()
+
+# %% ../nbs/14_widgets.ipynb #b59a89a5
+@patch
+def _start(self: SearchPanel, batches: int | None, background: bool) -> bool:
+    "Claim the panel and play; False, doing nothing, while a batch is in flight or once the search has stopped."
+    with self._claim:
+        if self._busy or self.search.stopped: return False
+        self._busy = True
+    self._pause.clear(); self._say(); self.state = "running"
+    self._buttons(); self._show_status()
+    if not background: self._play(batches); return True
+    self._thread = threading.Thread(target=self._play, args=(batches,), daemon=True)
+    self._thread.start()
+    return True
+
+# %% ../nbs/14_widgets.ipynb #3e1de85e
+@patch
+def step(self: SearchPanel,
+         background: bool = False  # play in a thread (as the step button does), so the panel stays live
+        ) -> bool:
+    "Play one batch and draw it; False (nothing done) while a batch is in flight or once the search has stopped."
+    return self._start(1, background)
+
+# %% ../nbs/14_widgets.ipynb #374a8893
+@patch
+def run(self: SearchPanel,
         background: bool = True  # play in a thread, so the panel stays live
-       ):
-    "Play batches until the search stops or pause is pressed (in a thread unless `background=False`), drawing each."
-    self._pause.clear()
-    def loop():
-        self.state = "running"; self.refresh()
-        while not self.search.stopped and not self._pause.is_set(): self.search.step(); self.refresh()
-        self.state = "paused"; self.refresh()
-    if not background: return loop()
-    self._thread = threading.Thread(target=loop, daemon=True); self._thread.start()
+       ) -> bool:
+    """Play batches until the search stops or pause is pressed, drawing each; False (nothing done) while a batch is in
+    flight or once the search has stopped."""
+    return self._start(None, background)
 
-# %% ../nbs/14_widgets.ipynb #9df3aaff
-def pause(self):
-    "Stop after the batch in flight."
-    self._pause.set()
-    if self._thread is None or self._thread is threading.current_thread(): return   # pressed in the run: it stops next
-    self._thread.join(); self.state = "paused"; self.refresh()
+# %% ../nbs/14_widgets.ipynb #ba73bc38
+@patch
+def pause(self: SearchPanel):
+    "Stop after the batch in flight, and wait for it."
+    self._pause.set(); self._say()
+    t = self._thread
+    if t is not None and t is not threading.current_thread(): t.join()
 
-SearchPanel._say, SearchPanel._on_weight, SearchPanel._on_bounds = _say, _on_weight, _on_bounds
-SearchPanel._on_batch = _on_batch
-SearchPanel._show_weights, SearchPanel.step, SearchPanel.run, SearchPanel.pause = _show_weights, step, run, pause
+# %% ../nbs/14_widgets.ipynb #27965048
+class _Blit:
+    "A figure drawn in full once, then only its moving artists drawn again over the saved rest: a live PNG in ms."
+    def __init__(self, dpi: int): self.dpi, self.key, self.fig, self.bg = dpi, None, None, None
 
-# %% ../nbs/14_widgets.ipynb #29ad2f34
-def _png(fig) -> bytes:
-    "A figure as PNG bytes, closed (drawn off screen: safe from the run thread)."
+    def png(self, key, build, update) -> bytes:
+        """PNG bytes of the figure: `build()` -> (figure, moving artists) when `key` (what the axes and layout hang
+        on) changed, else `update(figure)` -> the moving artists, given their new data."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from PIL import Image
+        if key != self.key or self.fig is None:
+            fig, moving = build()
+            for a in moving: a.set_animated(True)              # left out of the background
+            fig.set_dpi(self.dpi); FigureCanvasAgg(fig).draw()
+            self.fig, self.key, self.bg = fig, key, fig.canvas.copy_from_bbox(fig.bbox)
+        else: moving = update(self.fig)
+        c = self.fig.canvas
+        c.restore_region(self.bg)
+        for a in moving: a.set_animated(True); self.fig.draw_artist(a)
+        buf = io.BytesIO()
+        Image.frombuffer("RGBA", c.get_width_height(), bytes(c.buffer_rgba()), "raw", "RGBA", 0, 1).save(buf, "png")
+        return buf.getvalue()
+
+# %% ../nbs/14_widgets.ipynb #705d1470
+def _room(v: float, least: int) -> int:
+    "Axis room for a growing count: the next power of two, at least `least` (so a live figure rescales rarely)."
+    return max(least, 1 << max(0, math.ceil(math.log2(max(v, 1)))))
+
+# %% ../nbs/14_widgets.ipynb #1cd4268c
+@patch
+def _history_png(self: SearchPanel, hist) -> bytes:
+    "The history figure for the panel: drawn in full when its axes must grow, else only its lines and bars."
     import matplotlib.pyplot as plt
-    buf = io.BytesIO(); fig.savefig(buf, format="png", dpi=72, bbox_inches="tight"); plt.close(fig)
-    return buf.getvalue()
+    from whilelab.search import plot_history, history_title
+    from whilelab.cover import OKABE_ITO
+    n, o = hist.sizes["batch"], self.options
+    room = (_room(n, 8), _room(int(hist.total_rollouts[-1]), 64), _room(int(hist.signatures[-1]) + 1, 16))
+    def moving(fig):
+        w, y, c, b = fig.axes[:4]
+        return [*w.lines, *y.lines, *c.lines, *b.patches, *b.lines, fig._suptitle]
+    def build():
+        fig = plot_history(hist, options=o, room=room); plt.close(fig)
+        return fig, moving(fig)
+    def update(fig):
+        w, y, c, b = fig.axes[:4]
+        x, arms = np.arange(1, n + 1), hist.arm.values
+        for line, a in zip(w.lines, arms): line.set_data(x, 100 * hist.weight.sel(arm=a).values)
+        for line, a in zip(y.lines, arms): line.set_data(x, 100 * hist["yield"].sel(arm=a).values)
+        c.lines[0].set_data(hist.total_rollouts.values, 100 * hist.coverage.values)
+        c.lines[1].set_data(hist.total_rollouts.values, 100 * hist.cells_delivered.values)
+        b.lines[0].set_data(x, hist.signatures.values)
+        for p in list(b.patches): p.remove()
+        b.bar(x, hist.new_signatures.values, color=OKABE_ITO[4], width=0.8)
+        fig._suptitle.set_text(history_title(hist))
+        return moving(fig)
+    return self._history_live.png((room, n <= 30), build, update)
 
-# %% ../nbs/14_widgets.ipynb #86288f83
-def refresh(self):
-    "Redraw the status line and the figures from the engine's state."
+# %% ../nbs/14_widgets.ipynb #b592f732
+@patch
+def _coverage_png(self: SearchPanel, cov) -> bytes:
+    "The coverage heatmap for the panel: drawn in full when its colour bins change, else only its cells and counts."
+    import matplotlib.pyplot as plt
+    from whilelab.cover import plot_coverage, _pair_matrix, _coverage_title, _holes, missing_pairs
+    *_, M, impossible = _pair_matrix(cov)
+    for r, c in impossible: M[r, c] = np.nan
+    top = int(np.nanmax(M)) if np.isfinite(M).any() and np.nanmax(M) > 0 else 1
+    unit, room = "rollout" if cov.attrs.get("rollouts") else "cell", _room(top, 8)
+    def moving(fig):
+        ax = fig.axes[0]
+        return [*ax.images, *ax.lines, fig._suptitle, *fig.legends]
+    def build():
+        fig = plot_coverage(cov, "delivered", numbers=False, options=self.options, count_max=room); plt.close(fig)
+        self._cells_blit = fig.axes[0].images[0].get_array().shape == M.shape     # a cell per pair of values
+        return fig, moving(fig)
+    def update(fig):
+        im = fig.axes[0].images
+        im[0].set_data(np.ma.masked_where(~(M > 0), M)); im[1].set_data(np.ma.masked_where(M != 0, M))
+        fig._suptitle.set_text(_coverage_title(cov, "delivered"))
+        for t, h in zip(fig.legends[0].get_texts(), _holes(len(impossible), len(missing_pairs(cov)), unit)):
+            t.set_text(h.get_label())
+        return moving(fig)
+    key = (room, M.shape, unit) if getattr(self, "_cells_blit", True) else object()
+    return self._coverage_live.png(key, build, update)
+
+# %% ../nbs/14_widgets.ipynb #ef909b82
+@patch
+def _show_status(self: SearchPanel):
+    "The status line and the two progress bars, from the engine's counts."
     s = self.search
-    self._show_weights()
     state = f"stopped ({s.stopped})" if s.stopped else self.state
-    self.status.value = f"<b>{html.escape(state)}</b>: batch {s.batch}, {s.total} rollouts, {len(s.sigs)} signatures"
-    if not s.history: return
-    from whilelab.search import plot_history
-    from whilelab.cover import coverage, plot_coverage
-    from whilelab.rollout import delivered_cell
-    self.history_img.value = _png(plot_history(s.history_dataset()))
-    self.coverage_img.value = _png(plot_coverage(coverage([delivered_cell(r) for r in s.rows], s.plan), "delivered"))
+    self.status.value = (f"<b>{html.escape(state)}</b>: batch {s.batch}, {s.total:,} rollouts, "
+                         f"{len(s.sigs)} signatures")
+    self.budget_bar.value, self.quiet_bar.value = min(s.total, self.budget_bar.max), min(s.quiet, self.quiet_bar.max)
+    self.budget_text.value = f"{s.total:,} of {s.budget:,} rollouts"
+    self.quiet_text.value = f"{s.quiet} of {s.patience} batches without a new signature"
 
-SearchPanel.refresh, SearchPanel._ipython_display_ = refresh, _ipython_display_
+# %% ../nbs/14_widgets.ipynb #b6147ba8
+@patch
+def refresh(self: SearchPanel):
+    """Draw the figures, then the status and bars, all from one state of the engine (the run thread is the one that
+    changes it, between refreshes): after each batch they say the same batch."""
+    from whilelab.cover import coverage
+    from whilelab.rollout import delivered_cell
+    s = self.search
+    self._show_weights(); self._buttons()
+    if s.history:
+        t, said = time.perf_counter(), f"after batch {s.batch}, {s.total:,} rollouts"
+        pictures = [self._history_png(s.history_dataset()),
+                    self._coverage_png(coverage(s.rows, s.plan, cell_of=delivered_cell))]
+        for img, png in zip((self.history_img, self.coverage_img), pictures):
+            img.value, img.tooltip, img.layout.display = png, said, None
+        self.caption.value = f"<i>figures {said}</i>"
+        self.redraws.append(time.perf_counter() - t)
+    self._show_status()
+
+# %% ../nbs/14_widgets.ipynb #9ad19238
+SearchPanel._ipython_display_ = _ipython_display_
