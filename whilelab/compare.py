@@ -10,7 +10,7 @@ import numpy as np
 from scipy import stats as sps
 from .core import AgentSpec, shopfront
 from .defaults import CompareOptions, SimOptions
-from .stats import Interval, Paired, paired_test, bootstrap_ci
+from .stats import Interval, Paired, paired_test
 from .delta import DeltaReport, delta_report, _per_task
 
 # %% auto #0

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING: from whilelab.stats import Interval   # annotations only: scipy.stats loads when a judge is scored
 from .defaults import GradeOptions, TrustOptions, StatsOptions
 from .rollout import row_key
-from .world import Schema, check_args, _id_entity
+from .world import Schema, check_args
 from .axes import policy_clauses
 
 # %% auto #0

@@ -10,10 +10,10 @@ import numpy as np
 from fastcore.basics import patch
 from .core import rng_for, shopfront, AgentSpec, run_sync
 from .defaults import PersonTrustOptions, RolloutOptions, SimOptions
-from .rollout import Ctx, user_msg, row_key, as_user
+from .rollout import Ctx, row_key, as_user
 from .world import Schema
-from .grade import PERSON_RULES, PersonCtx, person_error, HIDDEN_RE, DONE_STATUSES, _asks
-from .stats import Interval, clustered_wilson, wilson
+from .grade import PERSON_RULES, PersonCtx, person_error, HIDDEN_RE, _asks
+from .stats import Interval, clustered_wilson
 from .standins import ScriptedAgent, TemplateUser
 
 # %% auto #0

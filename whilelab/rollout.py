@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, derive_seed, rng_for, redact, run_sync
 from .defaults import RolloutOptions, WorldOptions
-from .world import Sandbox, Schema, Faulty, values_in, _synth, _id_entity, _field, _identifying, _type_ok
+from .world import Sandbox, Schema, Faulty, values_in, _synth, _field, _identifying, _type_ok
 from .world import _is_name, _words, _BIRTH
 
 # %% auto #0

@@ -639,7 +639,7 @@ def plot_history(hist: xr.Dataset,  # a search's history: `Search.history_datase
                 ):
     """Four panels over the batches, numbered from 1 as the search counts them: arm weights, arm yields, delivered
     coverage, behaviour signatures (total and new); one legend of the arms below, none on the data."""
-    from matplotlib.ticker import MaxNLocator, PercentFormatter
+    from matplotlib.ticker import MaxNLocator
     o = options or FigureOptions()
     W = o.width if width is None else float(width)
     pt = _font(W, o)

@@ -13,7 +13,7 @@ from .core import Tool, canonical_json, stable_hash, redact, find_secrets, valid
 from .defaults import named, _d
 from .rollout import signature, tool_msg, assistant_msg, user_msg
 from .axes import Axes, Axis
-from .cover import coverage, plan_cells
+from .cover import plan_cells
 
 # %% auto #0
 __all__ = ['ERROR_KINDS', 'GAP', 'TraceOptions', 'TraceError', 'otlp_spans', 'error_kind', 'trace_row', 'inspect_steps', 'Traces',
