@@ -120,7 +120,8 @@ def _key(api_key, var: str, required: bool = True):
     return k
 
 # %% ../nbs/12b_backends.ipynb #cfacd4f8
-def request_key(*parts) -> str:
+def request_key(*parts  # what makes the request: model, system, messages, tools, ...
+               ) -> str:
     "A request's key: the SHA-256 of its canonical JSON (64 hex characters, also a valid batch `custom_id`)."
     return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()
 
@@ -128,7 +129,7 @@ def request_key(*parts) -> str:
 class RequestCache:
     "Model replies on disk by a hash of the full request and of which call of which rollout it is."
     def __init__(self,
-                 path   # the SQLite file
+                 path: str | Path  # the SQLite file
                 ): self.path, self._db, self.hits, self.misses = Path(path), None, 0, 0
     def _conn(self):
         if self._db is None:
@@ -163,7 +164,7 @@ class RequestCache:
     def __repr__(self): return f"RequestCache({self.path}, {self.hits} hits, {self.misses} misses)"
 
 # %% ../nbs/12b_backends.ipynb #aec866f7
-def request_cache(cache=None  # a `RequestCache`, a path, False (none), or None (`WHILELAB_CACHE`, else the user's cache folder)
+def request_cache(cache: RequestCache | str | bool | None = None  # a path, False (none), or None (`WHILELAB_CACHE`)
                  ) -> RequestCache | None:
     "The cache a backend uses: `cache` if given (a path, a `RequestCache`, or False for none), else `WHILELAB_CACHE`'s."
     if isinstance(cache, RequestCache) or cache is False: return cache or None
@@ -237,12 +238,12 @@ class ClaudeBackend:
                  extra_body: dict | None = None,  # more request fields as the API names them (e.g. thinking)
                  concurrency: int = 8,         # calls in flight at once
                  timeout: float = 60.0,        # seconds before a call counts as timed out (and is retried)
-                 transport=None,               # an httpx transport: a recorded or local server instead of the API
+                 transport: object | None = None,  # an httpx transport: a recorded or local server instead of the API
                  base_url: str | None = None,  # another Messages API endpoint (default: ANTHROPIC_BASE_URL)
-                 opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
+                 opts: RolloutOptions | None = None,  # retries for this backend alone (default: the run's)
                  prices: dict = PRICES,        # USD per million tokens by model id, for the spend limit
                  prompt_cache: bool = True, # mark the system prompt and tools (the same on every call of a run) for caching
-                 cache=None  # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
+                 cache: RequestCache | str | bool | None = None  # False: none; default `WHILELAB_CACHE` or ~/.cache
                 ):
         _key(api_key, "ANTHROPIC_API_KEY")   # fail now, not at the first call, when there is no key
         base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None   # the SDK's default: in the cache key
@@ -259,9 +260,9 @@ class ClaudeBackend:
 async def create(self: ClaudeBackend,
                  system: str,          # the system prompt
                  messages: list,       # the conversation
-                 tools=None,           # tools in the API's form
-                 key=(),               # the call's stable key (cache, backoff)
-                 opts=None             # retries (default: the backend's)
+                 tools: list | None = None,  # tools in the API's form
+                 key: tuple = (),      # the call's stable key (cache, backoff)
+                 opts: RolloutOptions | None = None  # retries (default: the backend's)
                 ):
     "One Messages API call, retried on passing failures as this backend's `opts`, else the run's `opts`, say."
     import anthropic
@@ -283,7 +284,7 @@ async def create(self: ClaudeBackend,
 def request(self: ClaudeBackend,
             system: str,          # the system prompt
             messages: list,       # the conversation
-            tools=None            # tools in the API's form
+            tools: list | None = None  # tools in the API's form
            ) -> dict:
     "The Messages API request body (no `extra_body`), its stable prefix marked for caching when `prompt_cache`."
     kw = dict(model=self.model, max_tokens=self.max_tokens, system=system, messages=messages)
@@ -293,7 +294,7 @@ def request(self: ClaudeBackend,
 # %% ../nbs/12b_backends.ipynb #83b8155a
 @patch
 def usage(self: ClaudeBackend,
-          resp,                 # an API response
+          resp: object,         # an API response
           share: float = 1.0    # the part of a batch's cost this call bears
          ) -> dict:
     "The call's tokens and cost (at `share` of the price: a batched call's)."
@@ -306,8 +307,8 @@ def usage(self: ClaudeBackend,
 async def answer(self: ClaudeBackend,
                  system: str,          # the system prompt
                  prompt: str,          # the one user message
-                 key=(),               # the call's stable key
-                 opts=None             # retries (default: the backend's)
+                 key: tuple = (),      # the call's stable key
+                 opts: RolloutOptions | None = None  # retries (default: the backend's)
                 ) -> dict:
     "A single-turn reply (for judges and writers): its `text`, `usage` and `stop_reason`."
     return self.reply(await self.create(system, [{"role": "user", "content": prompt}], key=key, opts=opts))
@@ -315,7 +316,7 @@ async def answer(self: ClaudeBackend,
 # %% ../nbs/12b_backends.ipynb #1f228b74
 @patch
 def reply(self: ClaudeBackend,
-          resp,                 # an API response
+          resp: object,         # an API response
           share: float = 1.0    # the part of a batch's cost this call bears
          ) -> dict:
     "A reply's `text`, `usage` (cost at `share` of the price) and `stop_reason`."
@@ -327,13 +328,13 @@ def reply(self: ClaudeBackend,
 async def text(self: ClaudeBackend,
                system: str,          # the system prompt
                prompt: str,          # the one user message
-               key=()                # the call's stable key
+               key: tuple = ()       # the call's stable key
               ) -> str:
     "The text of a single-turn reply."
     return (await self.answer(system, prompt, key))["text"]
 
 # %% ../nbs/12b_backends.ipynb #323927a1
-def to_openai(messages,                   # a conversation in the chat form rows keep
+def to_openai(messages: list,             # a conversation in the chat form rows keep
               system: str | None = None,  # a system prompt to put first
               names: dict | None = None   # tool name -> the name the API was given
              ) -> list[dict]:
@@ -364,11 +365,11 @@ class OpenAIBackend:
                  max_tokens: int = 1024,           # the longest reply
                  concurrency: int = 8,             # calls in flight at once
                  timeout: float = 60.0,            # seconds before a call counts as timed out (and is retried)
-                 transport=None,                   # an httpx transport: a recorded or local server instead of the API
+                 transport: object | None = None,  # an httpx transport: a recorded or local server instead of the API
                  family: str = "openai-compatible", # the model family, for the judge-of-its-own-family check
-                 opts=None,              # retry settings for this backend alone (default: the run's `RolloutOptions`)
+                 opts: RolloutOptions | None = None,  # retries for this backend alone (default: the run's)
                  prices: dict = PRICES,            # USD per million tokens by model id, for the spend limit
-                 cache=None  # a `RequestCache`, a path, or False (default: `WHILELAB_CACHE`, else the user's cache folder)
+                 cache: RequestCache | str | bool | None = None  # False: none; default `WHILELAB_CACHE` or ~/.cache
                 ):
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None   # the SDK's default: in the cache key
         _key(api_key, "OPENAI_API_KEY", required=base_url is None)
@@ -385,8 +386,8 @@ class OpenAIBackend:
 async def call(self: OpenAIBackend,
                endpoint: str,  # 'chat' or 'completions'
                request: dict,  # the request's arguments
-               key,            # what makes this request distinct in the cache (the rollout's key)
-               opts=None       # retry options (`RolloutOptions`); None: this backend's own
+               key: tuple,     # what makes this request distinct in the cache (the rollout's key)
+               opts: RolloutOptions | None = None  # retry options (`RolloutOptions`); None: this backend's own
               ):
     """One `chat` or `completions` request, from the cache or retried as this backend's `opts`, else the run's
     `opts`, say."""
@@ -428,9 +429,9 @@ async def _one_batch(api, chunk: dict, cache, opts, kind: str) -> dict:
     return out
 
 # %% ../nbs/12b_backends.ipynb #f1325cdc
-async def run_batch(api,                      # a provider's batch calls: `submit(requests)`, `ended(id)`, `results(id)`
+async def run_batch(api: object,              # a provider's batch calls: `submit(requests)`, `ended(id)`, `results(id)`
                     requests: dict,           # custom_id (the request's `request_key`) -> request body
-                    cache=None,               # a `RequestCache`: answers it holds are not sent, new ones are stored
+                    cache: RequestCache | None = None,  # answers it holds are not sent, new ones are stored
                     opts: BatchOptions | None = None,   # how often to poll, how long to wait
                     kind: str = "batch"       # names the provider's batches in the cache
                    ) -> dict:
@@ -448,8 +449,8 @@ async def run_batch(api,                      # a provider's batch calls: `submi
 class AnthropicBatches:
     "The Message Batches API: submit requests, check whether the batch has ended, read its results."
     def __init__(self,
-                 client,    # the provider SDK's client
-                 opts=None  # retries and backoff (default: `RolloutOptions()`)
+                 client: object,  # the provider SDK's client
+                 opts: RolloutOptions | None = None  # retries and backoff (default: `RolloutOptions()`)
                 ): self.client, self.opts = client, opts or RolloutOptions()
     async def _do(self, call):
         import anthropic
@@ -479,8 +480,8 @@ class OpenAIBatches:
     files."""
     DONE = ("completed", "failed", "expired", "cancelled")
     def __init__(self,
-                 client,    # the provider SDK's client
-                 opts=None  # retries and backoff (default: `RolloutOptions()`)
+                 client: object,  # the provider SDK's client
+                 opts: RolloutOptions | None = None  # retries and backoff (default: `RolloutOptions()`)
                 ): self.client, self.opts = client, opts or RolloutOptions()
     async def _do(self, call):
         import openai
@@ -555,7 +556,7 @@ def single(self: OpenAIBackend,
 # %% ../nbs/12b_backends.ipynb #71d8ff33
 @patch
 def usage(self: OpenAIBackend,
-          resp,                 # an API response (chat or completions)
+          resp: object,         # an API response (chat or completions)
           share: float = 1.0    # the part of a batch's cost this call bears
          ) -> dict:
     "The call's tokens and cost (at `share` of the price: a batched call's), cached prompt tokens at their own price."
@@ -567,7 +568,7 @@ def usage(self: OpenAIBackend,
 
 @patch
 def reply(self: OpenAIBackend,
-          resp,                 # an API response
+          resp: object,         # an API response
           share: float = 1.0    # the part of a batch's cost this call bears
          ) -> dict:
     "A chat completion's `text`, `usage` (cost at `share` of the price) and `stop_reason`, as `ClaudeBackend.reply`."
@@ -581,8 +582,8 @@ def reply(self: OpenAIBackend,
 async def answer(self: OpenAIBackend,
                  system: str,          # the system prompt
                  prompt: str,          # the one user message
-                 key=(),               # the call's stable key
-                 opts=None             # retries (default: the backend's)
+                 key: tuple = (),      # the call's stable key
+                 opts: RolloutOptions | None = None  # retries (default: the backend's)
                 ) -> dict:
     "A single-turn reply: its `text`, `usage` and `stop_reason`."
     return self.reply(await self.call("chat", self.single(system, prompt), key, opts))
@@ -608,7 +609,7 @@ async def answer_batch(self: OpenAIBackend,
 async def text(self: OpenAIBackend,
                system: str,          # the system prompt
                prompt: str,          # the one user message
-               key=()                # the call's stable key
+               key: tuple = ()       # the call's stable key
               ) -> str:
     "The text of a single-turn reply."
     return (await self.answer(system, prompt, key))["text"]

@@ -8,7 +8,7 @@ import collections, inspect, json, re
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, find_secrets, graded_rows
-from .defaults import CutOptions
+from .defaults import CutOptions, GradeOptions
 from .rollout import row_key
 
 # %% auto #0
@@ -20,11 +20,11 @@ __all__ = ['Selection', 'cut_sft', 'cut_dpo', 'cut_grpo', 'SituationEnv', 'Envir
 @dataclass
 class Selection:
     "A cut: the rows `kept`, counts of what was `dropped` by reason, and whether it was decontaminated."
-    kind: str
-    rows: list
-    dropped: collections.Counter = field(default_factory=collections.Counter)
-    notes: dict = field(default_factory=dict)
-    decontaminated: bool = False
+    kind: str          # the format: 'sft', 'dpo', 'grpo', 'rm' or 'kto'
+    rows: list         # the training rows kept
+    dropped: collections.Counter = field(default_factory=collections.Counter)  # reason -> rows dropped for it
+    notes: dict = field(default_factory=dict)  # more figures for the report
+    decontaminated: bool = False  # whether `decontaminate` has removed overlaps with the eval
     def __len__(self): return len(self.rows)
     def report(self) -> dict:
         return {"kind": self.kind, "kept": len(self.rows), "dropped": dict(self.dropped), **self.notes,
@@ -52,7 +52,7 @@ def _agent_chars(msgs) -> int:
     return sum(len(m.get("content") or "") + len(canonical_json(m.get("tool_calls") or [])) for m in msgs if m["role"] == "assistant")
 
 # %% ../nbs/07_cut.ipynb #20895801
-def cut_sft(rows,                          # graded rows (`grade`)
+def cut_sft(rows: list,                    # graded rows (`grade`)
             spec: AgentSpec,               # the agent: its tools and policy
             opts: CutOptions | None = None # the gate, grounding and length limits
            ) -> Selection:
@@ -114,7 +114,7 @@ def _pairs(rows, opts, dropped):
             if n >= opts.dpo_pairs_per_prompt: break
 
 # %% ../nbs/07_cut.ipynb #a807008c
-def cut_dpo(rows,                          # graded rows (`grade`)
+def cut_dpo(rows: list,                    # graded rows (`grade`)
             spec: AgentSpec,               # the agent: its tools and policy
             opts: CutOptions | None = None # the gate and the pairing rules
            ) -> Selection:
@@ -130,7 +130,7 @@ def cut_dpo(rows,                          # graded rows (`grade`)
     return Selection("dpo", out, dropped)
 
 # %% ../nbs/07_cut.ipynb #b7999c38
-def cut_grpo(rows,                          # graded rows (`grade`), k samples per prompt
+def cut_grpo(rows: list,                    # graded rows (`grade`), k samples per prompt
              spec: AgentSpec,               # the agent: its tools and policy
              opts: CutOptions | None = None # the gate and the pass-rate band of useful groups
             ) -> Selection:
@@ -216,7 +216,7 @@ class EnvironmentFactory:
     """Makes a fresh `SituationEnv` for `spec` each call: what TRL's `GRPOTrainer(environment_factory=...)` takes. It
     pickles: it holds the agent and the grading options, and builds the environment class in the process calling it."""
     def __init__(self, spec: AgentSpec,   # the agent whose tools the environment answers
-                 grade_opts=None):         # `GradeOptions`: which conduct rules are hard (default: the defaults)
+                 grade_opts: GradeOptions | None = None):  # which conduct rules are hard (default: the defaults)
         self.spec, self.grade_opts, self._cls = spec, grade_opts, None
     @property
     def cls(self) -> type:
@@ -239,7 +239,7 @@ def _env_of(factory: EnvironmentFactory) -> SituationEnv:
 
 # %% ../nbs/07_cut.ipynb #cea71781
 def environment_for(spec: AgentSpec,          # the agent whose tools the environment answers
-                    grade_opts=None           # `GradeOptions`: which conduct rules are hard (default: the defaults)
+                    grade_opts: GradeOptions | None = None  # which conduct rules are hard (default: the defaults)
                    ) -> EnvironmentFactory:
     """The agent's environment factory: what TRL's `GRPOTrainer(environment_factory=...)` takes; each call a fresh
     `SituationEnv` with one method per tool of `spec`."""
@@ -247,7 +247,7 @@ def environment_for(spec: AgentSpec,          # the agent whose tools the enviro
 
 # %% ../nbs/07_cut.ipynb #03f5f342
 def environment_factories(*specs: AgentSpec,   # the agents, each with a name of its own
-                          grade_opts=None      # `GradeOptions` for them all (default: the defaults)
+                          grade_opts: GradeOptions | None = None  # for them all (default: the defaults)
                          ) -> dict:
     """Name -> environment factory, one per agent: TRL's `GRPOTrainer(environment_factory=...)` routes each row to its
     agent's environment by its `environment` column (`cut_grpo` writes the agent's name there)."""
@@ -259,7 +259,7 @@ def environment_factories(*specs: AgentSpec,   # the agents, each with a name of
     return {s.name: environment_for(s, grade_opts) for s in specs}
 
 # %% ../nbs/07_cut.ipynb #11c5f1a8
-def cut_rm(rows,                          # graded rows (`grade`)
+def cut_rm(rows: list,                    # graded rows (`grade`)
            spec: AgentSpec,               # the agent: its tools and policy
            opts: CutOptions | None = None # the gate and the pairing rules
           ) -> Selection:
@@ -270,7 +270,7 @@ def cut_rm(rows,                          # graded rows (`grade`)
     return s
 
 # %% ../nbs/07_cut.ipynb #562af306
-def cut_kto(rows,                          # graded rows (`grade`)
+def cut_kto(rows: list,                    # graded rows (`grade`)
             spec: AgentSpec,               # the agent: its tools and policy
             opts: CutOptions | None = None # the gate
            ) -> Selection:
@@ -298,7 +298,7 @@ def _person_text(row) -> str:
     return " ".join(m.get("content") or "" for m in msgs if m.get("role") == "user")
 
 # %% ../nbs/07_cut.ipynb #23f0a62a
-def overlap(row,               # a rollout row
+def overlap(row: dict,         # a rollout row
             eval_ngrams: set,  # n-grams of the eval's person-side text
             n: int             # n-gram length in words
            ) -> float:
@@ -308,7 +308,7 @@ def overlap(row,               # a rollout row
 
 # %% ../nbs/07_cut.ipynb #d4b0b1d3
 def decontaminate(sel: Selection,               # a cut training set
-                  eval_set,                     # rows, or texts, of the evaluation it must not overlap
+                  eval_set: list,               # rows, or texts, of the evaluation it must not overlap
                   opts: CutOptions | None = None # the n-gram size and the overlap that drops a row
                  ) -> Selection:
     "`sel` without rows whose person-side text mostly occurs in `eval_set` (texts or rows)."
@@ -362,7 +362,7 @@ def to_dataset(sel: Selection  # a cut (`Selection`)
 
 # %% ../nbs/07_cut.ipynb #856fb61a
 def export(sel: Selection,         # a cut set
-           out,                    # the folder to write into
+           out: str | Path,        # the folder to write into
            name: str | None = None # the file name (default: the set's kind)
           ) -> dict:
     "Write `sel` as `name.jsonl` and `name.parquet` in `out`; returns the paths."
@@ -378,13 +378,15 @@ def export(sel: Selection,         # a cut set
 # %% ../nbs/07_cut.ipynb #700b55ee
 class PublishRefused(Exception):
     "The publish gate refused; `reasons` lists why."
-    def __init__(self, reasons): self.reasons = reasons; super().__init__("refused to publish: " + "; ".join(reasons))
+    def __init__(self,
+                 reasons: list  # why the gate refused, each with its fix
+                ): self.reasons = reasons; super().__init__("refused to publish: " + "; ".join(reasons))
 
 # %% ../nbs/07_cut.ipynb #fc106116
-def gate(selections,          # the cut sets (`cut_sft`, `cut_dpo`, ...)
-         trust=None,          # `judge_trust`'s verdict on the judge that graded the rows
-         scan=None,           # `hack_scan`'s result on the graded rows
-         accept=()            # features the scan flags that you read and accept as legitimate
+def gate(selections: list,                # the cut sets (`cut_sft`, `cut_dpo`, ...)
+         trust: object = None,            # `judge_trust`'s verdict on the judge that graded the rows
+         scan: object = None,             # `hack_scan`'s result on the graded rows
+         accept: tuple | list = ()        # features the scan flags that you read and accept as legitimate
         ) -> list[str]:
     "Why `selections` may not be published (empty when they may)."
     reasons = []
@@ -407,11 +409,11 @@ def gate(selections,          # the cut sets (`cut_sft`, `cut_dpo`, ...)
     return reasons
 
 # %% ../nbs/07_cut.ipynb #9541b50e
-def publish(selections,       # the cut sets (`cut_sft`, `cut_dpo`, ...), decontaminated
-            out,              # folder to write them to
-            trust=None,       # `judge_trust`'s verdict on the judge that graded the rows
-            scan=None,        # `hack_scan`'s result on the graded rows
-            accept=()         # features the scan flags that you read and accept as legitimate
+def publish(selections: list,              # the cut sets (`cut_sft`, `cut_dpo`, ...), decontaminated
+            out: str | Path,               # folder to write them to
+            trust: object = None,          # `judge_trust`'s verdict on the judge that graded the rows
+            scan: object = None,           # `hack_scan`'s result on the graded rows
+            accept: tuple | list = ()      # features the scan flags that you read and accept as legitimate
            ) -> Path:
     "Write every selection and a manifest to `out`, or raise `PublishRefused` with the reasons."
     reasons = gate(selections, trust, scan, accept)

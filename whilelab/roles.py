@@ -7,7 +7,8 @@ from __future__ import annotations
 import json, re
 import numpy as np
 from .defaults import BatchOptions
-from .rollout import assistant_msg, user_msg, person_leaves, to_anthropic, add_usage
+from .rollout import assistant_msg, user_msg, person_leaves, to_anthropic, add_usage, Ctx
+from .axes import Axes
 from .backends import (BackendError, ClaudeBackend, OpenAIBackend, DEFAULT_CLAUDE, _text, to_openai)
 
 # %% auto #0
@@ -33,7 +34,7 @@ class ClaudeAgent:
     def __init__(self,
                  model: str = DEFAULT_CLAUDE,           # the model id
                  backend: ClaudeBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
-                 **kw
+                 **kw                                   # more `ClaudeBackend` settings
                 ):
         self.backend = backend or ClaudeBackend(model, **kw)
         self.sampling = dict(self.backend.sampling)
@@ -49,7 +50,7 @@ class ClaudeAgent:
 # %% ../nbs/12c_roles.ipynb #1f225d2d
 STOP = "###STOP###"
 
-def person_brief(ctx  # which rollout: the person's stance and what they know
+def person_brief(ctx: Ctx  # which rollout: the person's stance and what they know
                 ) -> str:
     "The simulated person's instructions for this situation."
     from whilelab.axes import STANCES, HISTORY
@@ -67,7 +68,7 @@ def person_brief(ctx  # which rollout: the person's stance and what they know
 OPENS = "(The support chat opens. Write your first message.)"
 SILENT = "(The agent said nothing. Write your next message.)"   # the person's turn after an empty agent reply
 
-def flipped(messages  # the conversation from the agent's side
+def flipped(messages: list  # the conversation from the agent's side
            ) -> list[dict]:
     """The conversation as the person sees it: the agent's words as the other side, tool traffic unseen, same-speaker
     turns joined; it never ends with the person's own turn (the Messages API would continue it as a prefill)."""
@@ -89,7 +90,7 @@ class ClaudeUser:
     def __init__(self,
                  model: str = DEFAULT_CLAUDE,           # the model id
                  backend: ClaudeBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
-                 **kw
+                 **kw                                   # more `ClaudeBackend` settings
                 ):
         self.backend = backend or ClaudeBackend(model, **kw)
     async def respond(self,
@@ -114,8 +115,9 @@ def claude_judge(policy: str,                    # the policy the judge grades a
                  model: str = DEFAULT_CLAUDE,     # the Claude model
                  backend: ClaudeBackend | None = None,   # a backend of your own (its model wins)
                  rubric: str | None = None,      # default: `grade.DEFAULT_RUBRIC`
-                 batch=False,                     # True or a `BatchOptions`: every label from one batch, half the price
-                 **kw):
+                 batch: bool | BatchOptions = False,  # True or a `BatchOptions`: one batch for every label, half price
+                 **kw                             # more `ClaudeBackend` settings
+                ):
     "An `LLMJudge` backed by Claude (family 'anthropic'); each label carries the call's usage and cost."
     from whilelab.grade import LLMJudge, DEFAULT_RUBRIC
     b = backend or ClaudeBackend(model, **kw)
@@ -127,11 +129,11 @@ class ClaudeWriter:
     "A situation writer backed by Claude: for a cell, the person's opening message in its own words."
     name, family = "claude-writer", "anthropic"
     def __init__(self,
-                 axes,                                  # the axes whose cells it drafts openings for
+                 axes: Axes,                            # the axes whose cells it drafts openings for
                  model: str = DEFAULT_CLAUDE,           # the model id
                  backend: ClaudeBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
                  seed: int = 0,                         # run seed
-                 **kw
+                 **kw                                   # more `ClaudeBackend` settings
                 ):
         from whilelab.search import TemplateWriter
         self.backend, self.fallback = backend or ClaudeBackend(model, **kw), TemplateWriter(axes, seed)
@@ -155,7 +157,7 @@ class OpenAIAgent:
     def __init__(self,
                  model: str,                            # the model id
                  backend: OpenAIBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
-                 **kw
+                 **kw                                   # more `OpenAIBackend` settings
                 ):
         self.backend = backend or OpenAIBackend(model, **kw)
         self.family, self.sampling = self.backend.family, dict(self.backend.sampling)
@@ -188,8 +190,9 @@ def openai_judge(policy: str,                    # the policy the judge grades a
                  model: str,                      # the model, as the endpoint names it
                  backend: OpenAIBackend | None = None,   # a backend of your own (its model wins)
                  rubric: str | None = None,      # default: `grade.DEFAULT_RUBRIC`
-                 batch=False,                     # True or a `BatchOptions`: every label from one batch, half the price
-                 **kw):                           # for `OpenAIBackend`: base_url, family, ...
+                 batch: bool | BatchOptions = False,  # True or a `BatchOptions`: one batch for every label, half price
+                 **kw                             # for `OpenAIBackend`: base_url, family, ...
+                ):
     """An `LLMJudge` on an OpenAI-compatible endpoint (family: the backend's); each label carries its call's usage and
     cost."""
     from whilelab.grade import LLMJudge, DEFAULT_RUBRIC
@@ -201,8 +204,11 @@ def openai_judge(policy: str,                    # the policy the judge grades a
 class OpenAIUser:
     "A simulated person on an OpenAI-compatible endpoint, briefed by the situation."
     name = "openai-user"
-    def __init__(self, model: str, backend: OpenAIBackend | None = None,
-                 **kw):   # for `OpenAIBackend` (base_url, ...)
+    def __init__(self,
+                 model: str,                            # the model id
+                 backend: OpenAIBackend | None = None,  # a backend to share (default: made from `model` and `**kw`)
+                 **kw                                   # for `OpenAIBackend` (base_url, ...)
+                ):
         self.backend = backend or OpenAIBackend(model, **kw)
         self.family = self.backend.family
     async def respond(self,
@@ -222,11 +228,11 @@ class OpenAIWriter(ClaudeWriter):
     "A situation writer on an OpenAI-compatible endpoint: for a cell, the person's opening message in its own words."
     name = "openai-writer"
     def __init__(self,
-                 axes,                                  # the axes whose cells it drafts openings for
+                 axes: Axes,                            # the axes whose cells it drafts openings for
                  model: str,                            # the model id
                  backend: OpenAIBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
                  seed: int = 0,                         # run seed
-                 **kw
+                 **kw                                   # more `OpenAIBackend` settings
                 ):
         super().__init__(axes, backend=backend or OpenAIBackend(model, **kw), seed=seed)
         self.family = self.backend.family
@@ -242,9 +248,9 @@ class NotAligned(ValueError):
 # %% ../nbs/12c_roles.ipynb #4da65b16
 _SPECIAL = re.compile(r"<\|?[\w.-]{1,40}\|?>")   # a special token's text: <s>, <bos>, <|begin_of_text|>
 
-def token_spans(tokens,    # the agent's tokens
-                logprobs,  # their log probabilities
-                offsets,   # each token's character offset in `text`
+def token_spans(tokens: list,    # the agent's tokens
+                logprobs: list,  # their log probabilities
+                offsets: list | None,  # each token's character offset in `text`
                 text: str  # the message they spell
                ) -> dict:
     """(start, end) in `text` -> logprob of each echoed token; from `offsets` when given, else by summing lengths. A
@@ -270,7 +276,7 @@ class ReferenceScorer:
     def __init__(self,
                  model: str,                            # the model id
                  backend: OpenAIBackend | None = None,  # a backend to share (default: one made from `model` and `**kw`)
-                 **kw
+                 **kw                                   # more `OpenAIBackend` settings
                 ):
         self.backend = backend or OpenAIBackend(model, **kw)
         self.usage = None     # every call's tokens and cost so far, summed
@@ -310,8 +316,8 @@ class ReferenceScorer:
         return {"policy": pol, "reference": ref, "tokens": len(pol), "skipped_turns": skipped, "usage": used}
 
 # %% ../nbs/12c_roles.ipynb #8d142158
-def kl_estimate(policy_logprobs,  # the agent's log probabilities of its tokens
-                ref_logprobs      # the reference model's, token for token
+def kl_estimate(policy_logprobs: list,  # the agent's log probabilities of its tokens
+                ref_logprobs: list      # the reference model's, token for token
                ) -> dict:
     """Per-row KL estimate E[log p - log q] over tokens matched one for one; no estimate (`kl` None) when the lists do
     not match."""

@@ -8,6 +8,7 @@ __all__ = ['SHALLOW_KEYS', 'FAULTS', 'values_in', 'Schema', 'Sandbox', 'check_ar
 
 # %% ../nbs/04_world.ipynb #90389b30
 import ast, collections, copy, datetime as dt, functools, hashlib, inspect, json, math, operator, re, typing
+import numpy as np
 from fastcore.basics import patch
 from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for, LazyRng
 from .defaults import WorldOptions
@@ -123,7 +124,7 @@ def _field(p: str, rec: dict, o: WorldOptions, entity: str | None = None):
 class Schema:
     "What a set of tools says about the world: entities, their fields, owners, and each tool's role."
     def __init__(self,
-                 tools,                                   # the tools, any format
+                 tools: list,                             # the tools, any format
                  options: WorldOptions = WorldOptions(),  # pools, numbers and fault modes
                  records: dict | None = None              # entity -> {id: record}: a world's own tables, if it has any
                 ):
@@ -611,8 +612,12 @@ def _schema_of(ts: list,          # the tools
 class Sandbox:
     "A world shaped by `tools`' schemas, drawn from `seed`, with planned `faults`."
     name = "sandbox"
-    def __init__(self, tools, seed: int = 0, options: WorldOptions | None = None, faults=(),
-                 effects: dict | None = None,
+    def __init__(self,
+                 tools: list,                          # the tools, any format
+                 seed: int = 0,                        # run seed: the same seed draws the same world
+                 options: WorldOptions | None = None,  # pools, numbers and fault modes
+                 faults: list | tuple = (),            # planned faults, each {'tool': ..., 'fault': ...}
+                 effects: dict | None = None,          # tool -> 'read' or 'write', where the guess is wrong
                  records: dict | None = None):   # entity -> {id: record}: a world's own tables, not drawn ones
         self.options = o = options or WorldOptions()
         ts = as_tools(tools)
@@ -705,7 +710,7 @@ def _type_ok(v, t) -> bool:
 
 # %% ../nbs/04_world.ipynb #fe24a47e
 def check_args(tool: Tool,  # the tool called
-               args         # the call's arguments
+               args: dict   # the call's arguments
               ) -> list[dict]:
     "Problems with `args` for `tool`: each a dict with `field`, `problem` and `fix`."
     if not isinstance(args, dict):
@@ -802,7 +807,7 @@ _PLACEHOLDER_RE = re.compile(r"<[^>]*>|\{[^}]*\}|x+|0+|#?w?0{4,}")
 
 def echoes_schema(param: str,                              # the parameter
                   s: dict,                                 # its JSON Schema
-                  value,                                   # the value the agent sent
+                  value: object,                           # the value the agent sent
                   options: WorldOptions = WorldOptions(),  # the placeholders that count as echoes
                   echoes: frozenset | None = None          # `echo_set(param, s)`, when the caller keeps it
                  ) -> bool:
@@ -871,7 +876,7 @@ def _result(status, payload, error=False) -> dict: return {"status": status, "pa
 # %% ../nbs/04_world.ipynb #bbfac714
 def screen(schema: Schema,                   # the tools' schemas
            name: str,                        # the tool called
-           args,                             # the arguments it was sent, as the agent sent them
+           args: dict,                       # the arguments it was sent, as the agent sent them
            options: WorldOptions,            # the world's options (what it refuses, what it fills in)
            known: frozenset = frozenset()    # ids and values the world holds: naming one is never an echo
           ) -> dict | None:
@@ -914,8 +919,8 @@ def _spoil(fault, res: dict, o: WorldOptions) -> dict:
 
 # %% ../nbs/04_world.ipynb #78de50ad
 def call(self,
-         name: str,      # the tool called
-         arguments=None  # its arguments (None: none)
+         name: str,                    # the tool called
+         arguments: dict | None = None  # its arguments (None: none)
         ) -> dict:
     "Answer a call of tool `name` with `arguments` from the world's state."
     args = {} if arguments is None else arguments
@@ -962,11 +967,11 @@ def _fits(value, s) -> bool | None:
     return None if None in parts else True
 
 # %% ../nbs/04_world.ipynb #5ccf8460
-def conform(value,                # a tool's answer
+def conform(value: object,        # a tool's answer
             s: dict,              # its output schema
-            rng,                  # draws what is missing
+            rng: np.random.Generator | LazyRng,  # draws what is missing
             o: WorldOptions,      # the world's pools and numbers
-            root=None,            # the whole schema, for `$ref`s
+            root: dict | None = None,  # the whole schema, for `$ref`s
             name: str = "result"  # the field being made
            ):
     """`value` reshaped to fit schema `s` (a tool's output schema): what fits is kept, what is missing is drawn from
@@ -1089,7 +1094,7 @@ def _calculate(expr: str) -> dict:
 def prepare(self,
             world: str,  # the cell's world state: exists, missing, ineligible, ambiguous
             tool: str,   # the tool the person needs
-            rng          # draws whose record it is
+            rng: np.random.Generator  # draws whose record it is
            ) -> dict:
     "Arrange the state for `world` around `tool`; return what the person knows (ids, email, name)."
     sch, role = self.schema, self.schema.role.get(tool, {})
@@ -1133,7 +1138,7 @@ Sandbox.prepare = prepare
 # %% ../nbs/04_world.ipynb #81057df2
 def valid_args(self,
                name: str,  # a tool
-               rng=None    # draws the values
+               rng: np.random.Generator | None = None  # draws the values
               ) -> dict:
     "Arguments for tool `name` that the world accepts: ids that exist and are eligible, enums from the schema."
     rng = rng if rng is not None else rng_for(self.seed, "args", name)
@@ -1178,7 +1183,12 @@ class World(typing.Protocol):
 # %% ../nbs/04_world.ipynb #b966662f
 class Faulty:
     "`world` behind the schema's checks of `tools`, with planned `faults` injected whatever answers the calls."
-    def __init__(self, world, tools, faults=(), seed: int = 0, options: WorldOptions | None = None,
+    def __init__(self,
+                 world: World,                         # the world that answers the calls that pass
+                 tools: list | Schema,                 # the tools (any format) or their `Schema`
+                 faults: list | tuple = (),            # planned faults, each {'tool': ..., 'fault': ...}
+                 seed: int = 0,                        # run seed: which calls the faults hit
+                 options: WorldOptions | None = None,  # the checks' and faults' options
                  known: frozenset = frozenset()):   # ids and values the world holds: never refused as echoes
         self.world, self.options, self.seed, self.known = world, options or WorldOptions(), seed, known
         self.schema = tools if isinstance(tools, Schema) else Schema(tools, self.options)
@@ -1195,8 +1205,8 @@ async def _spoiled_later(res, fault, o): return _spoil(fault, await res, o)
 # %% ../nbs/04_world.ipynb #fec37133
 @patch
 def call(self: Faulty,
-         name: str,      # the tool called
-         arguments=None  # its arguments (None: none)
+         name: str,                    # the tool called
+         arguments: dict | None = None  # its arguments (None: none)
         ):
     "The wrapped world's answer to a call of `name`, unless the schema refuses it or a planned fault takes or spoils it"
     args = {} if arguments is None else arguments

@@ -14,7 +14,7 @@ from fastcore.basics import patch
 from .core import Tool, canonical_json, stable_hash, redact, run_sync
 
 from .defaults import WorldOptions
-from .world import _singular, _result
+from .world import _singular, _result, Sandbox
 
 # %% auto #0
 __all__ = ['STATE_PARAMS', 'tool_of', 'tables_in', 'sqlite_copy', 'sqlite_dump', 'sqlite_tables', 'sqlite_records', 'call_within',
@@ -35,7 +35,7 @@ def _served(fn, state):
     return tool
 
 # %% ../nbs/16_worlds.ipynb #34c243f9
-def tool_of(fn  # a typed Python function over the state
+def tool_of(fn: typing.Callable  # a typed Python function over the state
            ) -> Tool:
     "The tool that `fn(state, ...)` implements: its signature after the state, its docstring."
     params = list(inspect.signature(fn).parameters.values())
@@ -47,7 +47,7 @@ def tool_of(fn  # a typed Python function over the state
     return tool
 
 # %% ../nbs/16_worlds.ipynb #8f79e4e8
-def tables_in(state  # a dict of tables, each records by id
+def tables_in(state: dict  # a dict of tables, each records by id
              ) -> dict:
     "entity -> key, for each table in `state` (a dict of records by id): `users` -> `user`."
     if not isinstance(state, dict): return {}
@@ -66,7 +66,7 @@ def _path_of(state) -> Path | None:
     return Path(state) if state.lower().endswith(_PATH_ENDINGS) or os.sep in state else None
 
 # %% ../nbs/16_worlds.ipynb #bbb80864
-def sqlite_copy(source  # an `sqlite3.Connection`, or the path of a database file (opened read-only)
+def sqlite_copy(source: sqlite3.Connection | str  # an `sqlite3.Connection`, or a database file's path (read-only)
                ) -> sqlite3.Connection:
     "An in-memory copy of an SQLite database that any thread may use; the source is only read."
     src = source if isinstance(source, sqlite3.Connection) else sqlite3.connect(f"file:{source}?mode=ro", uri=True)
@@ -106,7 +106,7 @@ def _columns(conn, table: str) -> list[tuple]:
     return [(r[1], r[5]) for r in conn.execute(f'PRAGMA table_info("{table}")')]
 
 # %% ../nbs/16_worlds.ipynb #9d54f48e
-def sqlite_dump(conn  # an SQLite connection
+def sqlite_dump(conn: sqlite3.Connection  # an SQLite connection
                ) -> dict:
     "Every table of `conn`: its columns and its rows in a canonical order (what the state hash is taken of)."
     out = {}
@@ -124,14 +124,14 @@ def _id_column(conn, table: str) -> str | None:
     return next((c for c in (f"{_singular(table)}_id", "id") if c in names), None)
 
 # %% ../nbs/16_worlds.ipynb #bb17a499
-def sqlite_tables(conn  # an SQLite connection
+def sqlite_tables(conn: sqlite3.Connection  # an SQLite connection
                  ) -> dict:
     "entity -> table, for each table of `conn` whose records have an id: `patients` -> `patient`."
     return {_singular(t): t for t in _table_names(conn) if _id_column(conn, t)}
 
 # %% ../nbs/16_worlds.ipynb #2d318303
-def sqlite_records(conn,       # an SQLite connection
-                   table: str  # one of its tables
+def sqlite_records(conn: sqlite3.Connection,  # an SQLite connection
+                   table: str                 # one of its tables
                   ) -> dict:
     "The records of `table` by id, each a dict of its columns."
     idc, cur = _id_column(conn, table), conn.execute(f'SELECT * FROM "{table}"')
@@ -199,12 +199,13 @@ def end(self: _Worker,
     return not self.thread.is_alive()
 
 # %% ../nbs/16_worlds.ipynb #6579ca96
-def call_within(fn,                     # the function to call
-                args=(),                # its positional arguments
-                kwargs=None,            # its keyword arguments
+def call_within(fn: typing.Callable,    # the function to call
+                args: tuple = (),       # its positional arguments
+                kwargs: dict | None = None,  # its keyword arguments
                 timeout: float = 30.0,  # seconds it may take
                 grace: float = 5.0,     # seconds to end its thread once the time is up
-                interrupt=None):        # called at the time-out, to stop what the thread waits on (a query)
+                interrupt: typing.Callable | None = None  # called at the time-out, to stop what the thread waits on
+               ):
     "`fn(*args, **kwargs)` on a worker thread: its value or its exception, or `TimeoutError` past `timeout` seconds."
     w = _Worker.take()
     w.jobs.put((fn, args, kwargs or {}))
@@ -234,8 +235,8 @@ def _effect_of(tool: Tool, effects: dict, functions: dict) -> str:
 class FunctionWorld:
     "Your tools' implementations over your own state: their answers, your state's hash."
     def __init__(self,
-                 functions,                  # each `f(state, **arguments)`, named as its tool, typed and documented
-                 state,                      # a dict of tables (any JSON value), or SQLite: a path, URL or connection
+                 functions: list,            # each `f(state, **arguments)`, named as its tool, typed and documented
+                 state: object,              # a dict of tables (any JSON value), or SQLite: a path, URL or connection
                  tables: dict | None = None, # entity -> key of a table of records by id in `state` (default: found)
                  facts: dict | None = None,  # parameter -> values a person may give for it, that no schema can guess
                  name: str = "functions",    # what a row's calls say answered them
@@ -343,7 +344,7 @@ def call(self: FunctionWorld,
 # %% ../nbs/16_worlds.ipynb #13efaf07
 @patch
 def for_situation(self: FunctionWorld,
-                  sandbox               # the schema sandbox prepared for the situation
+                  sandbox: Sandbox      # the schema sandbox prepared for the situation
                  ) -> FunctionWorld:
     "A copy whose tables hold the records `sandbox` prepared for a situation (in a database: the fields it changed)."
     new = self.fork()
@@ -480,7 +481,7 @@ def _either(obj, *names):
     return next((getattr(obj, n) for n in names if hasattr(obj, n)), None)
 
 # %% ../nbs/16_worlds.ipynb #b2ca7546
-def result_of(r,       # an MCP `CallToolResult`
+def result_of(r: object,  # an MCP `CallToolResult`
               by: str  # the world's name, kept on the answer
              ) -> dict:
     "An MCP `CallToolResult` as a world's answer: its structured content if any, else its text (as JSON when it is)."
@@ -492,7 +493,7 @@ def result_of(r,       # an MCP `CallToolResult`
     return _answer("error" if failed else "ok", {"error": text} if failed else payload, by)
 
 # %% ../nbs/16_worlds.ipynb #4d0f9abe
-def records_in(value,                # a tool's answer (any JSON-like value)
+def records_in(value: object,        # a tool's answer (any JSON-like value)
                hint: str | None = None  # the entity a list tool is named after (`list_members` -> `member`)
               ) -> dict:
     """entity -> {id: record} for each record in `value`: a dict holding its own id as `<entity>_id` (the `hint`'s
@@ -511,13 +512,13 @@ def records_in(value,                # a tool's answer (any JSON-like value)
     return out
 
 # %% ../nbs/16_worlds.ipynb #f103cea8
-def roots_in(args  # a server command's arguments
+def roots_in(args: list  # a server command's arguments
             ) -> list[Path]:
     "The directories a server command names: what it works on, and so what a rollout copies before it writes."
     return [Path(a).resolve() for a in map(str, args) if not a.startswith("-") and os.path.isdir(a)]
 
 # %% ../nbs/16_worlds.ipynb #e73a43d7
-def swap_paths(value,        # a call's arguments or a server's answer (any JSON-like value)
+def swap_paths(value: object,  # a call's arguments or a server's answer (any JSON-like value)
                pairs: dict): # path -> the path to put in its place
     "`value` with every path in `pairs` replaced (the longest first) in every string it holds."
     if isinstance(value, str):
@@ -537,7 +538,7 @@ def _git_lines(root: Path) -> list[str]:
                         ["ls-files", "-s"])]
 
 # %% ../nbs/16_worlds.ipynb #61ba45d5
-def tree_hash(root  # a directory
+def tree_hash(root: str | Path  # a directory
              ) -> str:
     "A hash of what `root` holds: each file's path and bytes, each link's target; of a git repository, its refs too."
     h = hashlib.sha256()
@@ -583,10 +584,10 @@ class MCPWorld:
     "A real MCP server over stdio: tools from its `tools/list`; calls go to it (by default only the read-only ones)."
     def __init__(self,
                  command: str,                 # the program that starts the server, e.g. `sys.executable`
-                 args=(),                      # its arguments, e.g. `["-m", "mcp_server_time"]`
+                 args: list = (),              # its arguments, e.g. `["-m", "mcp_server_time"]`
                  writes: bool = False,         # send every call, each rollout to its own server on its own copy
-                 roots=None,                   # the directories it works on (default: those its arguments name)
-                 setup=None,                   # `setup(folder)` makes a root in an empty folder, returns the arguments
+                 roots: list | None = None,    # the directories it works on (default: those its arguments name)
+                 setup: typing.Callable | None = None,  # `setup(folder)` makes a root in an empty folder, returns args
                  tables: dict | None = None,   # entity -> {id: record} the server holds, so the person knows real ids
                  facts: dict | None = None,    # parameter -> values a person may give (a path the server serves)
                  env: dict | None = None,      # the server's environment (default: the MCP SDK's safe subset of yours)
@@ -655,7 +656,7 @@ def _start(self: MCPWorld, copy: _Copy | None) -> _Server:
 # %% ../nbs/16_worlds.ipynb #bd2be7fc
 @patch
 def for_situation(self: MCPWorld,
-                  sandbox          # the schema sandbox prepared for the situation
+                  sandbox: Sandbox  # the schema sandbox prepared for the situation
                  ) -> MCPWorld:
     "This server, with the situation's prepared sandbox answering the calls it is not sent."
     new = self.fork(); new.fallback = sandbox.fork(); return new
@@ -754,24 +755,32 @@ _Email = Annotated[str, Field(description="the email the user gives, such as 'me
 _UserId = Annotated[str, Field(description="the user's id, such as 'u1001'")]
 _OrderId = Annotated[str, Field(description="the order id, such as '#W2001'")]
 
-def find_user_id_by_email(db, email: _Email) -> dict:
+def find_user_id_by_email(db: dict,      # the shop's tables
+                          email: _Email  # the email the user gives
+                         ) -> dict:
     "Find a user's id by the email they give."
     for user in db["users"].values():
         if user["email"] == email.strip().lower(): return {"user_id": user["user_id"]}
     raise KeyError(f"no user with email {email}")
 
 # %% ../nbs/16_worlds.ipynb #25dbee2c
-def get_user_details(db, user_id: _UserId) -> dict:
+def get_user_details(db: dict,         # the shop's tables
+                     user_id: _UserId  # the user's id
+                    ) -> dict:
     "A user's name, email and orders."
     return {**db["users"][user_id], "orders": sorted(i for i, o in db["orders"].items() if o["user_id"] == user_id)}
 
 # %% ../nbs/16_worlds.ipynb #b29c3128
-def get_order_details(db, order_id: _OrderId) -> dict:
+def get_order_details(db: dict,          # the shop's tables
+                      order_id: _OrderId  # the order's id
+                     ) -> dict:
     "An order's status and total."
     return db["orders"][order_id]
 
 # %% ../nbs/16_worlds.ipynb #012a876c
-def cancel_pending_order(db, order_id: _OrderId) -> dict:
+def cancel_pending_order(db: dict,          # the shop's tables
+                         order_id: _OrderId  # the pending order's id
+                        ) -> dict:
     "Cancel a pending order."
     order = db["orders"][order_id]
     if order["status"] != "pending":
