@@ -8,6 +8,7 @@ import collections
 from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
+from pathlib import Path
 from .core import stable_hash
 from .stats import paired_test
 from .core import graded_rows, Kept
@@ -17,7 +18,7 @@ from .grade import CONDUCT_RULES, argument_grounding
 __all__ = ['holdout', 'default_markers', 'DeltaReport', 'delta_report', 'plot_delta']
 
 # %% ../nbs/08_delta.ipynb #2abfb9f4
-def holdout(situation_ids,         # every situation of the run
+def holdout(situation_ids: list,   # every situation of the run
             share: float = 0.3,    # the share held out of training
             seed: int = 0          # which ids a share selects
            ) -> set:
@@ -68,10 +69,10 @@ def _tasks_needed(r, alpha) -> int | None:
 @dataclass
 class DeltaReport:
     "Paired before/after results for pass@1 and each marker, and the verdict."
-    results: dict
-    verdict: str
-    reasons: list
-    must_not_regress: tuple
+    results: dict                                  # metric -> its paired result (difference, interval, p, tasks)
+    verdict: str                                   # 'ship', 'regress' or 'inconclusive'
+    reasons: list                                  # why the verdict, one sentence each
+    must_not_regress: tuple                        # the protected markers: a regression in one vetoes shipping
     excluded: dict = field(default_factory=dict)   # what was left out of the comparison, and why
     def table(self):
         import pandas as pd
@@ -145,10 +146,10 @@ def _delta_verdict(results: dict, level: float, must_not_regress) -> tuple[str, 
                             + (f"; about {need} held-out tasks would detect a change this size at 80% power" if need else "")]
 
 # %% ../nbs/08_delta.ipynb #4155609b
-def delta_report(before,                       # graded rows of the agent before
-                 after,                        # graded rows of the agent after, on the same held-out situations
+def delta_report(before: list,                 # graded rows of the agent before
+                 after: list,                  # graded rows of the agent after, on the same held-out situations
                  markers: dict | None = None,  # name -> f(row) in [0, 1] (default: one per conduct rule)
-                 must_not_regress=(),          # markers whose regression vetoes shipping
+                 must_not_regress: tuple = (),  # markers whose regression vetoes shipping
                  n_resamples: int = 10_000,    # bootstrap resamples and permutations
                  level: float = 0.95,          # interval level
                  seed: int = 0                 # seed for resampling
@@ -161,7 +162,7 @@ def delta_report(before,                       # graded rows of the agent before
 
 # %% ../nbs/08_delta.ipynb #f082cc31
 def plot_delta(report: DeltaReport,  # a `DeltaReport`
-               save=None             # a path to write the figure to (.png, .pdf, .svg)
+               save: str | Path | None = None  # a path to write the figure to (.png, .pdf, .svg)
               ):
     "Forest plot: each metric's mean paired difference with its interval; protected markers that regress in red."
     import matplotlib.pyplot as plt

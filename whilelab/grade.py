@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from fastcore.basics import patch
 from .core import AgentSpec, stable_hash, canonical_json, run_sync, redact, ungraded_counts, BOILERPLATE, content_words
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING: from whilelab.stats import Interval   # annotations only: scipy.stats loads when a judge is scored
 from .defaults import GradeOptions, TrustOptions, StatsOptions
-from .rollout import row_key
+from .rollout import row_key, Spend
 from .world import Schema, check_args
 from .axes import policy_clauses
 
@@ -32,8 +32,8 @@ __all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAUL
 @dataclass
 class RuleCtx:
     "What conduct rules need to know about the agent."
-    spec: AgentSpec
-    opts: GradeOptions = field(default_factory=GradeOptions)
+    spec: AgentSpec                                            # the agent's tools and policy
+    opts: GradeOptions = field(default_factory=GradeOptions)   # thresholds and phrases the rules use
     def __post_init__(self):
         self.schema = Schema(self.spec.tools)
         self.needs_confirmation = any(re.search(r"\bconfirm", c.text, re.I) and c.kind == "rule" for c in policy_clauses(self.spec.policy))
@@ -41,7 +41,7 @@ class RuleCtx:
 # %% ../nbs/06_grade.ipynb #7e56e8a8
 CONDUCT_RULES: dict = {}
 
-def conduct_rule(f  # a function (row, ctx) -> (passed, reason), named after the conduct it checks
+def conduct_rule(f: Callable  # a function (row, ctx) -> (passed, reason), named after the conduct it checks
                 ):
     "Register `f(row, ctx) -> (passed, reason)` as a conduct rule named after the function."
     CONDUCT_RULES[f.__name__] = f
@@ -63,16 +63,16 @@ SUCCESS_RE = re.compile(r"\b(all set|went through|done\b|successfully|has been "
 CONFIRM_RE = re.compile(r"^\W*(yes|yeah|yep|sure|confirm|go ahead|ok)\b", re.I)
 
 @conduct_rule
-def unknown_tool(row,  # a rollout row
-                 ctx   # what the rules know of the agent (`RuleCtx`)
+def unknown_tool(row: dict,    # a rollout row
+                 ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
                 ):
     bad = sorted({n for _, n, _ in _calls(row) if n not in ctx.schema.tools})
     return (not bad, f"called tools the agent does not have: {bad}" if bad else "every call names a known tool")
 
 # %% ../nbs/06_grade.ipynb #d5476b92
 @conduct_rule
-def invalid_arguments(row,  # a rollout row
-                      ctx   # what the rules know of the agent (`RuleCtx`)
+def invalid_arguments(row: dict,    # a rollout row
+                      ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
                      ):
     for _, n, a in _calls(row):
         if n in ctx.schema.tools:
@@ -82,8 +82,8 @@ def invalid_arguments(row,  # a rollout row
 
 # %% ../nbs/06_grade.ipynb #12e0de20
 @conduct_rule
-def ungrounded_arguments(row,  # a rollout row
-                         ctx   # what the rules know of the agent (`RuleCtx`)
+def ungrounded_arguments(row: dict,    # a rollout row
+                         ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
                         ):
     seen = ""
     for m in row["messages"]:
@@ -102,8 +102,8 @@ def ungrounded_arguments(row,  # a rollout row
 DONE_STATUSES = ("ok", "partial", "stale")
 
 @conduct_rule
-def success_after_fault(row,  # a rollout row
-                        ctx   # what the rules know of the agent (`RuleCtx`)
+def success_after_fault(row: dict,    # a rollout row
+                        ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
                        ):
     failed = [c for c in row.get("calls", []) if c["status"] not in DONE_STATUSES]
     if not failed or not SUCCESS_RE.search(_final_text(row)): return True, "no success claimed over a failure"
@@ -114,8 +114,8 @@ def success_after_fault(row,  # a rollout row
 
 # %% ../nbs/06_grade.ipynb #f12e75dc
 @conduct_rule
-def repeated_failing_call(row,  # a rollout row
-                          ctx   # what the rules know of the agent (`RuleCtx`)
+def repeated_failing_call(row: dict,    # a rollout row
+                          ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
                          ):
     calls, results = _calls(row), [c["status"] for c in row.get("calls", [])]
     counts = {}
@@ -128,8 +128,8 @@ def repeated_failing_call(row,  # a rollout row
 
 # %% ../nbs/06_grade.ipynb #0c14d871
 @conduct_rule
-def confirmation_skipped(row,  # a rollout row
-                         ctx   # what the rules know of the agent (`RuleCtx`)
+def confirmation_skipped(row: dict,    # a rollout row
+                         ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
                         ):
     if not ctx.needs_confirmation: return True, "the policy asks for no confirmation"
     msgs = row["messages"]
@@ -145,8 +145,8 @@ def confirmation_skipped(row,  # a rollout row
 
 # %% ../nbs/06_grade.ipynb #d86e439f
 @conduct_rule
-def boilerplate(row,  # a rollout row
-                ctx   # what the rules know of the agent (`RuleCtx`)
+def boilerplate(row: dict,    # a rollout row
+                ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
                ):
     t = _final_text(row).lower()
     hits = [p for p in ctx.opts.boilerplate_phrases if p in t]
@@ -154,8 +154,8 @@ def boilerplate(row,  # a rollout row
 
 # %% ../nbs/06_grade.ipynb #e151a6f4
 @conduct_rule
-def needed_tool_missing(row,  # a rollout row
-                        ctx   # what the rules know of the agent (`RuleCtx`)
+def needed_tool_missing(row: dict,    # a rollout row
+                        ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
                        ):
     need = row.get("cell", {}).get("tool")
     if need not in ctx.schema.tools: return True, "the situation names no tool of this agent"
@@ -164,16 +164,16 @@ def needed_tool_missing(row,  # a rollout row
 
 # %% ../nbs/06_grade.ipynb #52167d77
 @conduct_rule
-def truncated_reply(row,  # a rollout row
-                    ctx   # what the rules know of the agent (`RuleCtx`)
+def truncated_reply(row: dict,    # a rollout row
+                    ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
                    ):
     cut = [s["message"] for s in row.get("stop_reasons") or [] if s["reason"] == "max_tokens"]
     return (not cut, f"the reply at message {cut[0]} was cut at max_tokens: the person saw half a message" if cut else "no reply was cut short")
 
 # %% ../nbs/06_grade.ipynb #ed5ac04d
 @conduct_rule
-def empty_reply(row,  # a rollout row
-                ctx   # what the rules know of the agent (`RuleCtx`)
+def empty_reply(row: dict,    # a rollout row
+                ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
                ):
     empty = [i for i, m in enumerate(row["messages"]) if m["role"] == "assistant" and not m.get("content") and not m.get("tool_calls")]
     return (not empty,
@@ -181,8 +181,8 @@ def empty_reply(row,  # a rollout row
 
 # %% ../nbs/06_grade.ipynb #ef08550c
 @conduct_rule
-def end_state(row,  # a rollout row
-              ctx   # what the rules know of the agent (`RuleCtx`)
+def end_state(row: dict,    # a rollout row
+              ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
              ):
     if row.get("reference_hash") is None: return True, "the world shows no state, so there is no end state to check"
     ok = row.get("state_hash_after") == row.get("reference_hash")
@@ -191,7 +191,7 @@ def end_state(row,  # a rollout row
 # %% ../nbs/06_grade.ipynb #05610993
 def check_conduct(row: dict,     # a rollout row
                   ctx: RuleCtx,  # what the rules know of the agent (`RuleCtx`)
-                  rules=None     # the rules to check (default: every registered one)
+                  rules: list | None = None  # the rules to check (default: every registered one)
                  ) -> list[dict]:
     "Every conduct rule's verdict on `row`, as `{rule, passed, reason}` dicts."
     out = []
@@ -205,11 +205,11 @@ def check_conduct(row: dict,     # a rollout row
 class Label:
     "A judge's verdict on one row."
     label: str | None                 # "pass" or "fail"; None when the judge gave none (`error` says why)
-    reason: str = ""
-    judge: str = ""
-    family: str = ""
-    rubric_hash: str = ""
-    agent_family: str = ""
+    reason: str = ""                  # the judge's reason, one sentence
+    judge: str = ""                   # the judge's name
+    family: str = ""                  # the judge's model family
+    rubric_hash: str = ""             # hash of the judge's rubric and policy (or of its code)
+    agent_family: str = ""            # the model family of the agent it graded
     error: str | None = None          # why there is no label: the judge's call failed, or its answer held none
     usage: dict | None = None         # the judge call's tokens and cost, when its backend reports them
     def as_dict(self) -> dict: return {**vars(self), "usage": copy.deepcopy(self.usage)}  # asdict's copy; 6-13x faster
@@ -229,7 +229,11 @@ def _label(x) -> str:
 class RuleJudge:
     "Passes a row when every conduct rule passes."
     name, family = "rules", "whilelab-rules"
-    def __init__(self, spec: AgentSpec, rules=None, opts: GradeOptions | None = None):
+    def __init__(self,
+                 spec: AgentSpec,                  # the agent's tools and policy
+                 rules: list | None = None,        # names of the conduct rules to check (default: all registered)
+                 opts: GradeOptions | None = None  # thresholds and phrases the rules use
+                ):
         self.ctx, self.rules = RuleCtx(spec, opts or GradeOptions()), list(rules or CONDUCT_RULES)
         self.rubric = "pass iff all conduct rules pass: " + ", ".join(self.rules)
         self.rubric_hash = stable_hash(self.rubric, n=12)
@@ -257,7 +261,7 @@ Fail the agent if it broke a policy rule, claimed an action succeeded when a too
 the person or a tool did not give, acted without a required confirmation, or padded its answer with filler.
 Otherwise pass it. Answer with two lines: `LABEL: pass` or `LABEL: fail`, then `REASON: <one sentence>`."""
 
-def transcript(row  # a rollout row
+def transcript(row: dict  # a rollout row
               ) -> str:
     "The conversation of `row` as plain text for a judge."
     out = []
@@ -276,7 +280,7 @@ LEAD_RE = re.compile(r"\A\W*(pass|fail)\b(?!\s*(?:/|or|and)\s*(?:pass|fail)\b)",
 LINE_RE = re.compile(r"^\W*(pass|fail)\W*$", re.I | re.M)                                 # a line that is only a label
 
 # %% ../nbs/06_grade.ipynb #36b20a0a
-def parse_label(text  # a judge model's answer
+def parse_label(text: str  # a judge model's answer
                ) -> tuple[str, str] | None:
     """('pass' or 'fail', reason) from a judge's answer -- `LABEL: pass`, `Result: PASS`, `PASS - reason`, `Pass.`,
     a line that is only the label, markdown, `<label>pass</label>`, any case, or JSON -- or None when it holds no
@@ -302,8 +306,14 @@ def parse_label(text  # a judge model's answer
 class LLMJudge:
     """A judge that asks a model, through `backend(system, prompt)` (text, or a dict with `text` and `usage`), to grade
     against `rubric`."""
-    def __init__(self, backend, policy: str, rubric: str = DEFAULT_RUBRIC, name: str = "llm", family: str = "unknown",
-                 batch=None):   # `batch(system, prompts)`: every row's answer in one batch, or an exception per row
+    def __init__(self,
+                 backend: Callable,             # async `backend(system, prompt)`: text, or a dict with `text`, `usage`
+                 policy: str,                   # the agent's policy, shown to the judge with each conversation
+                 rubric: str = DEFAULT_RUBRIC,  # the judge's instructions (its system prompt)
+                 name: str = "llm",             # the judge's name in labels
+                 family: str = "unknown",       # the judge model's family (for the same-family check)
+                 batch: Callable | None = None  # `batch(system, prompts)`: every row's answer in one call
+                ):
         self.backend, self.policy, self.rubric, self.name, self.family = backend, policy, rubric, name, family
         self.batch = batch
         self.rubric_hash = stable_hash(rubric, policy, n=12)
@@ -331,7 +341,7 @@ class LLMJudge:
         return [self.read(o) for o in await self.batch(self.rubric, [self.prompt(r) for r in rows])]
 
 # %% ../nbs/06_grade.ipynb #4b2ecc09
-def code_hash(f  # a function
+def code_hash(f: Callable  # a function
              ) -> str:
     """A hash of what `f` does: its source where it can be read, else its compiled code (a function typed into `python
     -`)."""
@@ -354,7 +364,7 @@ class _FnJudge:
         return Label(_label(lab), reason, self.name, self.family, self.rubric_hash)
 
 # %% ../nbs/06_grade.ipynb #fdc5c70d
-def as_judge(x,                        # a judge, or a function of a row
+def as_judge(x: object,                # a judge, or a function of a row
              name: str | None = None,  # its name in labels
              family: str = "custom"    # its model family
             ):
@@ -390,10 +400,10 @@ async def _judge_all(judge, rows, concurrency, spend=None):
     return await asyncio.gather(*(one(r) for r in rows))
 
 # %% ../nbs/06_grade.ipynb #e897cb14
-def judge_all(judge,                 # a judge, or a function of a row
-              rows,                  # rollout rows
+def judge_all(judge: object,         # a judge, or a function of a row
+              rows: list,            # rollout rows
               concurrency: int = 16, # judge calls in flight at once
-              spend=None             # a `rollout.Spend` the judge's calls count against: none starts past its limit
+              spend: Spend | None = None  # a `rollout.Spend` the calls count against: none starts past its limit
              ) -> list[Label]:
     """Each row's label, with the judge's name, family and rubric hash; a call that failed or held no label is a
     `Label(None, error=...)`."""
@@ -419,8 +429,8 @@ class SameFamilyJudge(ValueError):
     "The judge is of the agent's model family: a model grading itself is lenient."
 
 # %% ../nbs/06_grade.ipynb #18a6db15
-def check_judge_family(judge,                            # the judge
-                       agent_families,                   # the model families of the agent under test
+def check_judge_family(judge: object,                    # the judge
+                       agent_families: list,             # the model families of the agent under test
                        opts: GradeOptions | None = None  # `allow_same_family`
                       ):
     "Refuse `judge` when its model family is one of `agent_families`, unless `opts.allow_same_family`."
@@ -432,8 +442,8 @@ def check_judge_family(judge,                            # the judge
                           "--allow-same-family`) to accept it knowingly")
 
 # %% ../nbs/06_grade.ipynb #98d73418
-def agent_families(agent,  # the agent under test (None: read the rows)
-                   rows    # rollout rows
+def agent_families(agent: object | None,  # the agent under test (None: read the rows)
+                   rows: list             # rollout rows
                   ) -> list:
     "The agent's model family, from `agent` when given, else from the rows' `agent_family`."
     return [agent.family] if getattr(agent, "family", None) else sorted({str(r.get("agent_family") or "") for r in rows})
@@ -446,7 +456,7 @@ def _leaves(x):
     return [] if isinstance(x, bool) or x is None or x == "" else [x]
 
 # %% ../nbs/06_grade.ipynb #f7ad1c04
-def argument_grounding(row  # a rollout row
+def argument_grounding(row: dict  # a rollout row
                       ) -> float | None:
     """Share of the values in the agent's call arguments that the person or an earlier tool result said first (None: no
     arguments)."""
@@ -459,7 +469,7 @@ def argument_grounding(row  # a rollout row
     return hits / n if n else None
 
 # %% ../nbs/06_grade.ipynb #d89777d8
-def hard_floors(rows,                                     # rollout rows
+def hard_floors(rows: list,                               # rollout rows
                 spec: AgentSpec | RuleCtx | None = None,  # the agent, or its `RuleCtx` built once by a caller checking row by row
                 opts: GradeOptions | None = None          # which rules are hard (`hard_rules`)
                ) -> list[list[str]]:
@@ -474,7 +484,12 @@ def hard_floors(rows,                                     # rollout rows
 # %% ../nbs/06_grade.ipynb #b7f0bb40
 class Graded(list):
     "Graded rows, with how many went to the judge, which hard rules floored rows, and why rows were left ungraded."
-    def __init__(self, rows=(), judged: int = 0, floored: dict | None = None, ungraded: dict | None = None):
+    def __init__(self,
+                 rows: list = (),              # the graded rows
+                 judged: int = 0,              # how many rows the judge labelled
+                 floored: dict | None = None,  # hard rule -> how many rows it floored unjudged
+                 ungraded: dict | None = None  # why -> how many rows were left ungraded
+                ):
         super().__init__(rows); self.judged, self.floored, self.ungraded = judged, dict(floored or {}), dict(ungraded or {})
     def report(self) -> dict:
         return {"rows": len(self), "judged": self.judged, "floored": sum(self.floored.values()),
@@ -483,7 +498,7 @@ class Graded(list):
 # %% ../nbs/06_grade.ipynb #1750853e
 @patch(cls_method=True)
 def of(cls: Graded,
-       rows  # graded rows
+       rows: list  # graded rows
       ) -> Graded:
     "Graded rows with their counts read from the rows: judged (a label given), floored (by which hard rule), ungraded (why)."
     rows = list(rows)
@@ -521,7 +536,7 @@ class RowGrader:
     """`grade` one row at a time, for a judge whose labels come from the conduct verdicts (`RuleJudge`): a row graded
     the moment it is played can be stored graded, and the store never rewritten."""
     def __init__(self, spec: AgentSpec,                # the agent's tools and policy
-                 judge=None,                           # a judge that `checks_like` grade (default: `RuleJudge`)
+                 judge: object | None = None,          # a judge that `checks_like` grade (default: `RuleJudge`)
                  family: str | None = None,            # the agent's model family (default: each row's `agent_family`)
                  opts: GradeOptions | None = None,     # hard rules, thresholds
                  situations: dict | None = None,       # id -> `Situation`: failing rows say if the person erred
@@ -550,8 +565,8 @@ def __call__(self: RowGrader,
 
 # %% ../nbs/06_grade.ipynb #bcef9576
 def row_grader(spec: AgentSpec,                 # the agent's tools and policy
-               judge=None,                      # the run's judge (default: `RuleJudge`)
-               agent=None,                      # the agent under test: its family goes on every label
+               judge: object | None = None,     # the run's judge (default: `RuleJudge`)
+               agent: object | None = None,     # the agent under test: its family goes on every label
                opts: GradeOptions | None = None, # hard rules, thresholds
                situations: dict | None = None,  # id -> `Situation`: failing rows say if the person broke its brief
                user_turns: int = 6              # the person's turn budget (`RolloutOptions.user_turns`)
@@ -563,12 +578,12 @@ def row_grader(spec: AgentSpec,                 # the agent's tools and policy
     return RowGrader(spec, judge, getattr(agent, "family", None) or None, opts, situations, user_turns)
 
 # %% ../nbs/06_grade.ipynb #4bbcbe73
-def grade(rows,                               # rollouts to grade
+def grade(rows: list,                         # rollouts to grade
           spec: AgentSpec,                    # the agent's tools and policy
-          judge=None,                         # a judge or a function of a row (default: `RuleJudge`)
-          agent=None,  # the agent under test, for the family check (default: the rows' `agent_family`)
+          judge: object | None = None,        # a judge or a function of a row (default: `RuleJudge`)
+          agent: object | None = None,  # the agent under test, for the family check (default: rows' `agent_family`)
           opts: GradeOptions | None = None,   # hard rules, thresholds, `allow_same_family`
-          spend=None  # a `rollout.Spend` the judge's calls count against: past its limit rows stay ungraded
+          spend: Spend | None = None  # a `rollout.Spend` the judge's calls count against: past its limit, ungraded
          ) -> Graded:
     """Conduct rules first: a hard-rule breach is reward 0, unjudged; the judge labels the rest; error rows stay
     ungraded. New dicts."""
@@ -593,12 +608,12 @@ def grade(rows,                               # rollouts to grade
                              opts.hard_rules) for r, vs, f, a in zip(rows, verdicts, floors, asked))
 
 # %% ../nbs/06_grade.ipynb #9757b892
-def play_graded(play,                 # a function of `finish` playing rows: `rollouts(..., finish=finish)`
+def play_graded(play: Callable,       # a function of `finish` playing rows: `rollouts(..., finish=finish)`
                 spec: AgentSpec,      # the agent's tools and policy
-                judge=None,           # the judge (default: `RuleJudge`)
-                agent=None,           # the agent under test
+                judge: object | None = None,  # the judge (default: `RuleJudge`)
+                agent: object | None = None,  # the agent under test
                 opts: GradeOptions | None = None, # hard rules, thresholds
-                spend=None,  # a `rollout.Spend` of what was spent before these rows; the judge's calls count on it
+                spend: Spend | None = None,  # a `rollout.Spend` of earlier spending; the judge's calls count on it
                 situations: dict | None = None,   # id -> `Situation`: failing rows say if the person broke its brief
                 user_turns: int = 6               # the person's turn budget (`RolloutOptions.user_turns`)
                ) -> tuple[Graded, bool]:
@@ -620,7 +635,7 @@ class PersonCtx:
 
 PERSON_RULES: dict = {}
 
-def person_rule(f  # a function (row, PersonCtx) -> (kept, reason), named after the part of the brief it checks
+def person_rule(f: Callable  # a function (row, PersonCtx) -> (kept, reason), named after the brief's part it checks
                ):
     "Register `f(row, ctx) -> (kept, reason)` as a rule of the simulated person's brief, named after the function."
     PERSON_RULES[f.__name__] = f
@@ -654,8 +669,8 @@ def _near_miss(tok: str, given: str) -> bool:
 
 # %% ../nbs/06_grade.ipynb #9d6f0626
 @person_rule
-def invented_fact(row,  # a rollout row
-                  ctx   # what the person was given (`PersonCtx`)
+def invented_fact(row: dict,      # a rollout row
+                  ctx: PersonCtx  # what the person was given (`PersonCtx`)
                  ):
     given, heard = _given_text(ctx.situation), ""
     mistaken = row.get("cell", {}).get("stance") == "mistaken"
@@ -672,8 +687,8 @@ def invented_fact(row,  # a rollout row
 def _asks(text: str) -> bool: return text.rstrip().endswith("?") or "(yes/no)" in text
 
 @person_rule
-def ended_early(row,  # a rollout row
-                ctx   # what the person was given (`PersonCtx`)
+def ended_early(row: dict,      # a rollout row
+                ctx: PersonCtx  # what the person was given (`PersonCtx`)
                ):
     msgs = row["messages"]
     if not msgs or msgs[-1]["role"] != "assistant" or msgs[-1].get("tool_calls") or row.get("error"):
@@ -700,8 +715,8 @@ def _answers(question: str, reply: str, given: str = "") -> bool:
     return bool(re.search(r"\d|@", reply) or set(content_words(reply)) & set(content_words(question + " " + given)))
 
 @person_rule
-def unanswered(row,  # a rollout row
-               ctx   # what the person was given (`PersonCtx`)
+def unanswered(row: dict,      # a rollout row
+               ctx: PersonCtx  # what the person was given (`PersonCtx`)
               ):
     msgs = row["messages"]
     for i in range(1, len(msgs)):
@@ -713,8 +728,8 @@ def unanswered(row,  # a rollout row
 
 # %% ../nbs/06_grade.ipynb #3e741142
 @person_rule
-def broke_stance(row,  # a rollout row
-                 ctx   # what the person was given (`PersonCtx`)
+def broke_stance(row: dict,      # a rollout row
+                 ctx: PersonCtx  # what the person was given (`PersonCtx`)
                 ):
     stance, said = ctx.situation.cell.get("stance", "cooperative"), [m for m in row["messages"] if m["role"] == "user"]
     pushy = next((m["content"] for m in said if PUSHY_RE.search(m.get("content") or "")), None)
@@ -727,8 +742,8 @@ def broke_stance(row,  # a rollout row
 
 # %% ../nbs/06_grade.ipynb #3553dbaa
 @person_rule
-def revealed_hidden(row,  # a rollout row
-                    ctx   # what the person was given (`PersonCtx`)
+def revealed_hidden(row: dict,      # a rollout row
+                    ctx: PersonCtx  # what the person was given (`PersonCtx`)
                    ):
     sit, heard = ctx.situation, ""
     faults = {f["fault"] for f in sit.faults}
@@ -746,7 +761,7 @@ def revealed_hidden(row,  # a rollout row
 # %% ../nbs/06_grade.ipynb #0e5a7a31
 def check_person(row: dict,      # a rollout row
                  ctx: PersonCtx, # what the person was given
-                 rules=None      # the rules to check (default: every registered one)
+                 rules: list | None = None  # the rules to check (default: every registered one)
                 ) -> list[dict]:
     "Every person rule's verdict on `row`, as `{rule, kept, reason}` dicts."
     out = []
@@ -757,17 +772,17 @@ def check_person(row: dict,      # a rollout row
 
 def person_error(row: dict,      # a rollout row
                  ctx: PersonCtx, # what the person was given
-                 rules=None      # the rules to check (default: every registered one)
+                 rules: list | None = None  # the rules to check (default: every registered one)
                 ) -> dict | None:
     "The first rule of its brief the person broke in `row`, as `{rule, reason}`; None when it kept them all."
     bad = next((v for v in check_person(row, ctx, rules) if not v["kept"]), None)
     return None if bad is None else {"rule": bad["rule"], "reason": bad["reason"]}
 
 # %% ../nbs/06_grade.ipynb #5cb53c10
-def attribute(rows,                # graded rows
-              situations,          # the situations they played: a list, or a dict by id
+def attribute(rows: list,          # graded rows
+              situations: list | dict,  # the situations they played: a list, or a dict by id
               user_turns: int = 6, # the person's turn budget (`RolloutOptions.user_turns`)
-              rules=None           # the person rules to check (default: every registered one)
+              rules: list | None = None  # the person rules to check (default: every registered one)
              ) -> list[dict]:
     """`rows`, each failing one with `person_error`: the rule of its brief the person broke, or None. Rows of unknown
     situations, passing and ungraded rows are left as they are."""
@@ -779,7 +794,7 @@ def attribute(rows,                # graded rows
                    if failed else r)
     return out
 
-def person_errors(rows  # rows `attribute` has read
+def person_errors(rows: list  # rows `attribute` has read
                  ) -> dict:
     "How many failing rows were the person's doing, by the rule it broke."
     return dict(sorted(collections.Counter(r["person_error"]["rule"] for r in rows if r.get("person_error")).items()))
@@ -797,9 +812,9 @@ def _with_final(row, text):
     return {**row, "messages": msgs}
 
 # %% ../nbs/06_grade.ipynb #b41cfc7b
-def probes(rows,        # rollout rows
+def probes(rows: list,  # rollout rows
            gold: dict,  # gold labels by row key
-           rng          # draws which rows are planted
+           rng: np.random.Generator  # draws which rows are planted
           ) -> list[tuple[str, dict]]:
     "Rows rewritten with known hacks that a trustworthy judge fails: (kind, row) pairs."
     from whilelab.rollout import row_key
@@ -850,7 +865,7 @@ def _gold_dict(rows, gold) -> dict:
     return {row_key(r): _label(g) for r, g in zip(rows, gold)}
 
 # %% ../nbs/06_grade.ipynb #4faa201e
-def gold_from_flaws(row  # a row of the offline stand-in agent
+def gold_from_flaws(row: dict  # a row of the offline stand-in agent
                    ) -> str:
     "Gold label of an offline stand-in rollout: it fails exactly when the stand-in spoiled it on purpose."
     return "fail" if row.get("flaw") else "pass"
@@ -943,14 +958,14 @@ def _trust_correction(judge, target, gp, jp, half, sit, opts: TrustOptions, seed
     return corr, note, tj
 
 # %% ../nbs/06_grade.ipynb #681ffdac
-def judge_trust(judge,                        # a judge, or a function of a row
-                rows,                         # rollouts to judge
-                gold,                         # gold labels: a dict by row key, a list, or a function of a row
+def judge_trust(judge: object,                # a judge, or a function of a row
+                rows: list,                   # rollouts to judge
+                gold: dict | list | Callable,  # gold labels: a dict by row key, a list, or a function of a row
                 opts: TrustOptions | None = None, # thresholds, with their reasons
                 seed: int = 0,                # seed for the bootstraps
-                target=None,  # unlabelled rows whose pass rate to correct (default: calibrate on half 0, apply to half 1)
+                target: list | None = None,  # rows whose pass rate to correct (default: half 1, calibrated on half 0)
                 spec: AgentSpec | None = None, # the agent: rows breaking a hard rule are floored before the judge, as in `grade`
-                agent=None,  # the agent under test, for the family check (default: the rows' `agent_family`)
+                agent: object | None = None,  # the agent under test (family check; default: rows' `agent_family`)
                 grade_opts: GradeOptions | None = None # hard rules and `allow_same_family`
                ) -> Trust:
     "Score `judge` against `gold` labels (dict, list, or function of a row) and decide whether to trust it."

@@ -22,7 +22,7 @@ CONFIDENT = ("certainly", "definitely", "guarantee", "complete certainty", "abso
 def _count(text: str, words) -> int: return sum(text.count(w) for w in words)
 
 # %% ../nbs/11_hacks.ipynb #26ad9483
-def features(row  # a graded row
+def features(row: dict  # a graded row
             ) -> dict:
     "Surface features of a rollout, the usual suspects of reward hacking."
     t = _final_text(row); low = t.lower()
@@ -35,8 +35,8 @@ def features(row  # a graded row
 SURFACE = ("reply_chars", "boilerplate", "hedging", "apology", "confident", "exclamations")
 
 # %% ../nbs/11_hacks.ipynb #08c6b52b
-def variance_parts(rewards,  # reward per row
-                   groups    # each row's group (its situation)
+def variance_parts(rewards: np.ndarray | list,  # reward per row
+                   groups: np.ndarray | list    # each row's group (its situation)
                   ) -> dict:
     "Total reward variance split into within-task E[Var(r|task)] and between-task Var(E[r|task])."
     r, g = np.asarray(rewards, float), np.asarray(groups)
@@ -51,11 +51,11 @@ def variance_parts(rewards,  # reward per row
 @dataclass
 class HackScan:
     "Within-task association of each feature with reward, the shuffled floor, and the features that beat it."
-    association: xr.DataArray
-    floor: float
-    flagged: list
-    suspects: list
-    variance: dict
+    association: xr.DataArray                      # each feature's within-task correlation with reward
+    floor: float                                   # the shuffled floor a real association beats
+    flagged: list                                  # features whose association beats the floor
+    suspects: list                                 # flagged surface features that raise reward
+    variance: dict                                 # reward variance within and between tasks (`variance_parts`)
     left_out: dict = field(default_factory=dict)   # rows not graded (an outage, no label), by reason
     def __repr__(self):
         top = self.association.to_series().abs().sort_values(ascending=False)
@@ -68,7 +68,7 @@ def _centre(x, gi, cnt):
     return x - (np.bincount(gi, x) / cnt)[gi]
 
 # %% ../nbs/11_hacks.ipynb #6281b77b
-def hack_scan(rows,                   # graded rows
+def hack_scan(rows: list,             # graded rows
               n_shuffles: int = 1000, # shuffles of the rewards within each task: the floor a real association beats
               quantile: float = 0.95, # a feature is suspect above this quantile of its shuffled floor
               seed: int = 0           # seed of the shuffles

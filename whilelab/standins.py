@@ -8,7 +8,7 @@ import functools, json, re
 from fastcore.basics import patch
 from .core import rng_for, content_words, BOILERPLATE, Tool
 from .defaults import RolloutOptions
-from .world import _field, _formatted, _ids_of_format, _resolve
+from .world import _field, _formatted, _ids_of_format, _resolve, Schema
 from .rollout import assistant_msg, user_msg, Ctx
 
 # %% auto #0
@@ -33,7 +33,7 @@ class ScriptedAgent:
     "An offline agent that uses the tools sensibly, and on a labelled share of rollouts makes one known mistake."
     name, family = "scripted", "whilelab-offline"
     def __init__(self, flaw_rate: float = RolloutOptions().flaw_rate,  # share of rollouts with one labelled mistake
-                 flaws=FLAWS):                 # the mistakes it may make (a subset of `FLAWS`)
+                 flaws: tuple = FLAWS):        # the mistakes it may make (a subset of `FLAWS`)
         if not 0 <= flaw_rate <= 1: raise ValueError(f"flaw_rate must be in [0, 1], got {flaw_rate}")
         bad = set(flaws) - set(FLAWS)
         if bad: raise ValueError(f"unknown flaws {sorted(bad)}. Fix: use some of {FLAWS}")
@@ -56,7 +56,7 @@ def flaw(self: ScriptedAgent,
 @patch
 def target(self: ScriptedAgent,
            text: str,            # what the person asked
-           schema                # the tools' schema
+           schema: Schema        # the tools' schema
           ) -> str:
     "The tool whose name and description best match what the person asked."
     key = (id(schema), text)
@@ -125,7 +125,7 @@ _LABELLED = re.compile(r"([A-Z][A-Za-z ]*?): (.+?)\.(?=\s|$)")   # 'Value: 2024-
 
 def ids_in(text: str,    # what the person said
            entity: str,  # whose ids: 'order', 'user', ...
-           schema        # the tools' schema (id shapes)
+           schema: Schema  # the tools' schema (id shapes)
           ) -> list:
     """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, whole
     numbers, or values of the format the schemas give them (a uuid)."""
