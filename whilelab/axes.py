@@ -34,10 +34,10 @@ _STOP = {"the", "a", "an", "you", "to", "of", "and", "or", "if", "it", "is", "be
 @dataclass(frozen=True)
 class Clause:
     "One clause of a policy: a stable `id`, its `text`, its `section` heading and its `kind` ('rule' or 'fact')."
-    id: str
-    text: str
-    section: str = ""
-    kind: str = "rule"
+    id: str              # a stable short id (`clause_id`)
+    text: str            # the clause as the policy says it
+    section: str = ""    # the heading it is under
+    kind: str = "rule"   # 'rule' or 'fact'
 
 # %% ../nbs/01_axes.ipynb #e5a1063b
 def clause_id(text: str  # a policy clause
@@ -128,9 +128,9 @@ def policy_clauses(policy: str  # the policy text, any language
 @dataclass(frozen=True)
 class Axis:
     "A factor that varies: `name`, ordered `values` (value name -> meaning) and a `doc` line."
-    name: str
-    values: dict
-    doc: str = ""
+    name: str        # the axis name
+    values: dict     # value name -> its meaning, in order
+    doc: str = ""    # one line on what the axis varies
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"axis name must be a non-empty string, got {self.name!r}")
@@ -148,8 +148,8 @@ class Axis:
 class Axes:
     "Ordered axes with constraints (dicts of axis -> value that must not occur together in one cell)."
     def __init__(self,
-                 axes=(),        # the axes, in order
-                 constraints=()  # value combinations no situation can have
+                 axes: list = (),        # the axes, in order
+                 constraints: list = ()  # value combinations no situation can have
                 ):
         self._axes = {}
         for a in axes:
@@ -195,7 +195,9 @@ def add(self,
     return self._with(list(self) + [axis])
 
 # %% ../nbs/01_axes.ipynb #6d248bb0
-def drop(self, *names) -> Axes:
+def drop(self,
+         *names  # the axes to leave out
+        ) -> Axes:
     "These axes without `names`; constraints that mention them go too."
     for n in names: self[n]
     return self._with([a for a in self if a.name not in names],
@@ -214,7 +216,7 @@ def rename(self,
 # %% ../nbs/01_axes.ipynb #156acc05
 def restrict(self,
              name: str,  # an axis name
-             keep        # the values to keep
+             keep: list  # the values to keep
             ) -> Axes:
     "These axes with axis `name` limited to the values in `keep` (in the axis' order)."
     a, keep = self[name], [str(k) for k in keep]
@@ -225,7 +227,9 @@ def restrict(self,
                       [c for c in self.constraints if c.get(name, keep[0]) in keep])
 
 # %% ../nbs/01_axes.ipynb #fae07ebe
-def forbid(self, **assignment) -> Axes:
+def forbid(self,
+           **assignment  # axis=value pairs that must not occur together
+          ) -> Axes:
     "These axes plus the constraint that `assignment` (axis=value, ...) never occurs in one cell."
     return self._with(constraints=self.constraints + [assignment])
 
@@ -306,11 +310,11 @@ def _left_off(clauses: list, why: str, opts: AxesOptions):
     warnings.warn(f"{len(clauses)} clause(s) of the policy left off the rule axis, {why}: {said}", stacklevel=4)
 
 # %% ../nbs/01_axes.ipynb #3ce50589
-def default_axes(tools,                            # the agent's tools, any format
+def default_axes(tools: list,                      # the agent's tools, any format
                  policy: str,                      # its policy text, any language; may be empty
                  include_facts: bool = False,      # put statements of fact on the rule axis too
                  opts: AxesOptions | None = None,  # `max_rules`
-                 faults=None                       # the fault modes the world plays (`WorldOptions.faults`; None: all)
+                 faults: list | None = None        # the fault modes the world plays (`WorldOptions.faults`; None: all)
                 ) -> Axes:
     """The six default axes for an agent with `tools` and `policy`; the condition axis is 'ok' and the world's
     `faults`; read-only tools never meet a write conflict."""
@@ -330,7 +334,7 @@ def default_axes(tools,                            # the agent's tools, any form
 
 # %% ../nbs/01_axes.ipynb #e32bb67c
 def agent_axes(spec: AgentSpec,  # the agent: tools and policy
-               **kw
+               **kw               # more arguments for `default_axes`
               ) -> Axes:
     "`default_axes` for an `AgentSpec`."
     return default_axes(spec.tools, spec.policy, **kw)

@@ -48,7 +48,7 @@ def _print_run(sim, out, seconds):
     print(f"\nwrote {out}/: rows.jsonl plan.nc coverage.nc{hist} coverage.png coverage.pdf summary.json")
 
 # %% ../nbs/15_cli.ipynb #c0efae34
-def demo(out="demo_run",      # run folder: rows stream there and a second call resumes
+def demo(out: str | Path = "demo_run",  # run folder: rows stream there and a second call resumes
          seed: int = 0,       # run seed
          quiet: bool = False  # print nothing, show no progress bar
         ):
@@ -89,7 +89,7 @@ def options_of(cls,
     except (TypeError, ValueError) as e: raise ValueError(f"{where}: {e}") from None
 
 # %% ../nbs/15_cli.ipynb #481baa3a
-def options_from(path  # a .json or .toml file
+def options_from(path: str | Path  # a .json or .toml file
                 ) -> SimOptions:
     "`SimOptions` from a JSON or TOML file (by its suffix)."
     path = Path(path)
@@ -117,7 +117,7 @@ def _setting(name: str, v) -> str:
     return f"# {name} = (unset)\n" if v is None else f"{name} = {_toml(v)}\n"
 
 # %% ../nbs/15_cli.ipynb #af8f6a1b
-def options_toml(opts=None  # options (default: the defaults)
+def options_toml(opts: SimOptions | None = None  # options (default: the defaults)
                 ) -> str:
     "`opts` (default: every default) as a TOML file `options_from` reads, each field's reason a comment above it."
     opts, head, tables = opts or SimOptions(), [], []
@@ -162,7 +162,7 @@ def parse_backend(spec: str  # offline, claude:MODEL or openai:[BASE_URL:]MODEL
 def backend(spec: str,            # offline, claude:MODEL, openai:MODEL or openai:BASE_URL:MODEL
             role: str,            # agent, user, writer or judge
             policy: str = "",     # the policy a judge grades against
-            axes=None,            # the axes a writer drafts openings for
+            axes: Axes | None = None,  # the axes a writer drafts openings for
             seed: int = 0):       # run seed (a writer's fallback drafts from it)
     "The `role` (agent, user, writer or judge) that `spec` names; None for offline (the stand-ins)."
     from whilelab import roles
@@ -389,9 +389,9 @@ def _kept(out) -> str:
             "Run the same command again to go on from them: none is played twice")
 
 # %% ../nbs/15_cli.ipynb #98b99a17
-def run(tools_file,                 # the agent's tools: a JSON list of schemas, any of the formats `tools` reads
-        policy_file,                # its policy, a text file in any language
-        out="run",                  # the run folder
+def run(tools_file: str | Path,      # the agent's tools: a JSON list of schemas, any of the formats `tools` reads
+        policy_file: str | Path,     # its policy, a text file in any language
+        out: str | Path = "run",     # the run folder
         options: SimOptions | None = None,   # every option of the run
         quiet: bool = False,        # no progress bar
         ray: str | None = None,     # play on Ray: a cluster address, or 'local'
@@ -488,8 +488,8 @@ def _run_options(a) -> SimOptions:
     return dataclasses.replace(opts, **flags)
 
 # %% ../nbs/15_cli.ipynb #500a39e9
-def export(run_dir,    # a run folder (`whilelab run`, `whilelab demo`, `simulate(..., out=...)`)
-           out=None,   # the log file (default: RUN_DIR/inspect/<run id>.eval)
+def export(run_dir: str | Path,  # a run folder (`whilelab run`, `whilelab demo`, `simulate(..., out=...)`)
+           out: str | Path | None = None,  # the log file (default: RUN_DIR/inspect/<run id>.eval)
            quiet: bool = False  # print nothing
           ) -> Path:
     "Write the run in `run_dir` as an Inspect eval log, and say how to open it."
@@ -501,7 +501,7 @@ def export(run_dir,    # a run folder (`whilelab run`, `whilelab demo`, `simulat
     return p
 
 # %% ../nbs/15_cli.ipynb #6e50908f
-def main(argv=None  # the arguments (default: the command line)
+def main(argv: list | None = None  # the arguments (default: the command line)
         ) -> int:
     "Entry point of the `whilelab` command."
     p = argparse.ArgumentParser(prog="whilelab",

@@ -22,7 +22,7 @@ __all__ = ['JSON_TYPES', 'FORMAT_LENGTHS', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPF
            'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
-def canonical_json(obj  # plain JSON values (and numpy numbers, sets, dates, ids, enums)
+def canonical_json(obj: object  # plain JSON values (and numpy numbers, sets, dates, ids, enums)
                   ) -> str:
     "`obj` as compact JSON with sorted keys: the same value always gives the same text."
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default)
@@ -40,7 +40,7 @@ def _json_default(o):
     raise TypeError(f"canonical_json cannot encode a {type(o).__name__}; pass plain JSON values")
 
 # %% ../nbs/00_core.ipynb #823c55f0
-def stable_hash(*parts,
+def stable_hash(*parts,          # the values to hash (JSON values)
                 n: int = 12  # hex digits kept
                ) -> str:
     "First `n` hex digits of the SHA-256 of `parts` as canonical JSON."
@@ -48,14 +48,14 @@ def stable_hash(*parts,
 
 # %% ../nbs/00_core.ipynb #d4053056
 def derive_seed(seed: int,  # run seed
-                *keys
+                *keys       # what names the choice (JSON values)
                ) -> int:
     "A 63-bit seed derived from the run `seed` and stable `keys`, independent of call order."
     return int(hashlib.sha256(canonical_json([int(seed), *keys]).encode()).hexdigest()[:16], 16) >> 1
 
 # %% ../nbs/00_core.ipynb #0b900b6a
 def rng_for(seed: int,  # run seed
-            *keys
+            *keys       # what names the choice (JSON values)
            ) -> np.random.Generator:
     "A numpy generator for the choice named by `keys` under run `seed`."
     return np.random.default_rng(derive_seed(seed, *keys))
@@ -63,7 +63,10 @@ def rng_for(seed: int,  # run seed
 # %% ../nbs/00_core.ipynb #32ba4cfc
 class LazyRng:
     "`rng_for(seed, *keys)`, made on its first draw: the same numbers, and nothing to pay when nothing is drawn."
-    def __init__(self, seed: int, *keys): self._keys, self._rng = (seed, *keys), None
+    def __init__(self,
+                 seed: int,  # run seed
+                 *keys       # what names the choice, as for `rng_for`
+                ): self._keys, self._rng = (seed, *keys), None
     def __getattr__(self, name):
         if name.startswith("_"): raise AttributeError(name)      # copy and pickle ask before __init__ has run
         if self._rng is None: self._rng = rng_for(*self._keys)
@@ -72,7 +75,12 @@ class LazyRng:
 # %% ../nbs/00_core.ipynb #b70bdbb0
 class SchemaError(ValueError):
     "A malformed tool schema: names the `tool`, the `field` (JSON path) and the `fix`."
-    def __init__(self, tool: str, field: str, problem: str, fix: str):
+    def __init__(self,
+                 tool: str,     # the tool's name
+                 field: str,    # the JSON path of the bad part
+                 problem: str,  # what is wrong with it
+                 fix: str       # how to put it right
+                ):
         self.tool, self.field, self.problem, self.fix = tool, field, problem, fix
         super().__init__(f"tool {tool!r}, field {field!r}: {problem}. Fix: {fix}")
 
@@ -238,7 +246,7 @@ def _check_all_of(s: dict, tool: str, path: str):
                               f"({sorted(both)}), so no value satisfies it", "make the const fit the parts' type")
 
 # %% ../nbs/00_core.ipynb #1bb01f8b
-def normalize_schema(schema,                     # a JSON Schema as a tool set wrote it
+def normalize_schema(schema: dict,               # a JSON Schema as a tool set wrote it
                      tool: str = "?",            # the tool's name, for errors
                      path: str = "input_schema"  # where in the tool, for errors
                     ) -> dict:
@@ -283,7 +291,7 @@ def check_refs(schema: dict,               # a tool's input schema
 _PY_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", list: "array",
              tuple: "array", type(None): "null"}
 
-def type_schema(tp  # a Python type hint
+def type_schema(tp: type  # a Python type hint
                ) -> dict:
     "JSON Schema for a Python type hint."
     origin, args = typing.get_origin(tp), typing.get_args(tp)
@@ -311,7 +319,7 @@ def type_schema(tp  # a Python type hint
 
 # %% ../nbs/00_core.ipynb #14efa497
 def parse_docstring(doc: str | None,  # a docstring
-                    names=None        # the parameters to look for
+                    names: set | None = None  # the parameters to look for
                    ) -> tuple[str, dict]:
     """The summary of `doc` and parameter descriptions from an `Args:` section, or from `name: text` lines naming one
     of `names`."""
@@ -539,7 +547,7 @@ def _from_dict(cls, x: dict) -> Tool:
                       "use an Anthropic (input_schema), OpenAI/BFCL (parameters) or MCP (inputSchema) tool")
 
 # %% ../nbs/00_core.ipynb #d0469046
-def tools(xs  # tools in any format: functions, dicts, `Tool`s
+def tools(xs: list  # tools in any format: functions, dicts, `Tool`s
          ) -> list[Tool]:
     "Tools from a list of functions or dicts (or an MCP `{'tools': [...]}` result); names must be unique."
     if isinstance(xs, (str, bytes, os.PathLike)):      # a file name, or its text: not read here, said
@@ -661,11 +669,14 @@ def _row_name(r, i) -> str:
 # %% ../nbs/00_core.ipynb #9dcdf9a0
 class Kept(list):
     "The rows fit to use, with how many were `left_out` and why (a rollout error, a judge that gave no label)."
-    def __init__(self, rows=(), left_out: dict | None = None):
+    def __init__(self,
+                 rows: list = (),              # the rows fit to use
+                 left_out: dict | None = None  # reason -> how many rows were left out
+                ):
         super().__init__(rows); self.left_out = dict(left_out or {})
 
 # %% ../nbs/00_core.ipynb #43f770e2
-def ungraded_counts(rows  # graded rows
+def ungraded_counts(rows: list  # graded rows
                    ) -> dict:
     "How many rows `grade` left ungraded, by kind of reason ('rollout error', 'judge failed')."
     return dict(sorted(collections.Counter(r["ungraded"].split(":")[0] for r in rows if r.get("ungraded")).items()))
@@ -681,9 +692,9 @@ def _check_reward(r, i, where):
                          "reward must be finite")
 
 # %% ../nbs/00_core.ipynb #5c4e3721
-def graded_rows(rows,                 # rows
+def graded_rows(rows: list,           # rows
                 where: str,           # what needs them, for errors
-                fields=GRADED_FIELDS  # fields every row must hold
+                fields: tuple = GRADED_FIELDS  # fields every row must hold
                ) -> Kept:
     """The graded rows of `rows`; rows `grade` left ungraded (with a reason) are counted out. Else an error naming the
     row and field."""
@@ -735,7 +746,7 @@ class AgentSpec:
         return next((t.name for t in self.tools if t.api_name == name), name)
 
 # %% ../nbs/00_core.ipynb #5bd98bd1
-def text_file(path,                   # the file to read
+def text_file(path: str | Path,        # the file to read
               what: str = "text"      # what it should hold, for the error: 'policy text', 'tools JSON'
              ) -> str:
     "The UTF-8 text of file `path`, or an error naming the file, what is wrong with it and the fix."
@@ -757,28 +768,33 @@ def text_file(path,                   # the file to read
 
 
 # %% ../nbs/00_core.ipynb #c3b3e989
-def find_customer(email: str) -> dict:
+def find_customer(email: str  # the customer's email address
+                 ) -> dict:
     """Find a customer by email address and return their customer id.
 
     Args:
         email: The customer's email address, such as 'jane@example.com'."""
 
 # %% ../nbs/00_core.ipynb #48b7868b
-def list_orders(customer_id: str) -> list:
+def list_orders(customer_id: str  # the customer id find_customer returned, such as 'C1042'
+               ) -> list:
     """List the orders of a customer, newest first, with status and total.
 
     Args:
         customer_id: The customer id returned by find_customer, such as 'C1042'."""
 
 # %% ../nbs/00_core.ipynb #d4a71b86
-def get_order(order_id: str) -> dict:
+def get_order(order_id: str  # the order id, such as '#W1001'
+             ) -> dict:
     """Get the details of one order: status, items, total, payment method and shipping address.
 
     Args:
         order_id: The order id, such as '#W1001'. It starts with '#'."""
 
 # %% ../nbs/00_core.ipynb #b0e49746
-def cancel_order(order_id: str, reason: typing.Literal["no longer needed", "ordered by mistake"]) -> dict:
+def cancel_order(order_id: str,  # the order id, such as '#W1001'
+                 reason: typing.Literal["no longer needed", "ordered by mistake"]  # why the customer cancels
+                ) -> dict:
     """Cancel a pending order and refund it to the original payment method. Only pending orders can be cancelled.
 
     Args:
@@ -786,7 +802,10 @@ def cancel_order(order_id: str, reason: typing.Literal["no longer needed", "orde
         reason: Why the customer cancels."""
 
 # %% ../nbs/00_core.ipynb #17b17362
-def refund_order(order_id: str, amount: float, reason: str) -> dict:
+def refund_order(order_id: str,  # the order id, such as '#W1001'
+                 amount: float,  # the amount to refund in USD, at most the order total
+                 reason: str     # a short reason for the refund
+                ) -> dict:
     """Refund part or all of a delivered order to the original payment method.
 
     Args:
@@ -795,7 +814,9 @@ def refund_order(order_id: str, amount: float, reason: str) -> dict:
         reason: A short reason for the refund."""
 
 # %% ../nbs/00_core.ipynb #d87c3f5a
-def update_shipping_address(order_id: str, address: str) -> dict:
+def update_shipping_address(order_id: str,  # the order id, such as '#W1001'
+                            address: str    # the full new address on one line
+                           ) -> dict:
     """Change the shipping address of a pending order.
 
     Args:
@@ -803,7 +824,8 @@ def update_shipping_address(order_id: str, address: str) -> dict:
         address: The full new address on one line."""
 
 # %% ../nbs/00_core.ipynb #59f5c127
-def escalate_to_human(summary: str) -> dict:
+def escalate_to_human(summary: str  # what the customer needs and what was tried
+                     ) -> dict:
     """Transfer the conversation to a human agent with a summary of the problem.
 
     Args:
@@ -886,7 +908,7 @@ def env_secrets() -> list[str]:
                   key=len, reverse=True)
 
 # %% ../nbs/00_core.ipynb #b8bf81b0
-def redact(text  # any text
+def redact(text: str  # any text
           ) -> str:
     "`text` with API keys, bearer tokens and the values of secret environment variables replaced by `[redacted]`."
     out = str(text)
@@ -896,7 +918,7 @@ def redact(text  # any text
     return out
 
 # %% ../nbs/00_core.ipynb #90aa0595
-def find_secrets(text  # any text
+def find_secrets(text: str  # any text
                 ) -> list[str]:
     """Substrings of `text` that look like secrets or are the value of a secret environment variable (for the publish
     gate and tests)."""
@@ -906,7 +928,7 @@ def find_secrets(text  # any text
 # %% ../nbs/00_core.ipynb #db44ff4d
 _PARKED = {}   # id(event loop) -> the closers parked on it: held here, or the loop's weak set would lose them
 
-async def close_with_loop(aclose  # an async close function
+async def close_with_loop(aclose: typing.Callable  # an async close function
                          ):
     """Await `aclose()` on the running loop before the loop closes (`asyncio.run`, and so `run_sync`, closes a loop's
     async generators first): an HTTP client must close on the loop that opened it, never later on another one."""
@@ -923,7 +945,7 @@ async def close_with_loop(aclose  # an async close function
     _PARKED.setdefault(key, []).append(closer)
 
 # %% ../nbs/00_core.ipynb #cd5b83ab
-def run_sync(coro  # a coroutine
+def run_sync(coro: typing.Coroutine  # a coroutine
             ):
     """Run `coro` to completion from sync code, or from inside a running event loop (Jupyter); clients opened on the
     way are closed."""

@@ -24,15 +24,15 @@ __all__ = ['as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_le
 @dataclass
 class Situation:
     "A cell made concrete: the world, the faults, what the person knows and wants, and the reference end state."
-    id: str
-    cell: dict
-    arm: str
-    seed: int
-    know: dict
-    goal: dict
-    faults: list
-    reference_hash: str
-    world: Sandbox = field(repr=False, compare=False)
+    id: str               # a stable id: the cell, policy version, seed, arm and variant, hashed
+    cell: dict            # the plan cell: axis -> value
+    arm: str              # the search arm that proposed it
+    seed: int             # run seed
+    know: dict            # what the person knows: field -> value
+    goal: dict            # what the person wants done: the tool, its details and kind
+    faults: list          # the faults the world plays: {'tool', 'fault'} dicts
+    reference_hash: str   # the hash of the end state a correct agent reaches
+    world: Sandbox = field(repr=False, compare=False)   # the schema sandbox the situation is played in
     plays: object = field(default=None, repr=False, compare=False)   # a world you bring, made ready for this situation
     _known: frozenset | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -144,7 +144,7 @@ def situation_from_cell(cell: dict,                       # a plan cell: axis ->
                         arm: str = "structured",          # the search arm that proposed it (part of its id)
                         variant: str = "",                # a key for another situation of the same cell
                         situation_id: str | None = None,  # rebuild the situation a row names (its id: its variant)
-                        world=None,                       # a world you bring (default: the schema sandbox alone)
+                        world: object = None,             # a world you bring (default: the schema sandbox alone)
                         options: WorldOptions | None = None # the sandbox's pools, numbers and fault modes
                        ) -> Situation:
     """The situation for `cell` of `spec`'s plan under run `seed`; a `variant` key makes another situation of the same
@@ -179,7 +179,7 @@ def person_leaves(meta: dict | None = None  # the ending call's usage, kept on t
 
 # %% ../nbs/05_rollout.ipynb #7fdc4d32
 def assistant_msg(text: str = "",  # what the agent says
-                  calls=()         # tool calls: (name, arguments) pairs or OpenAI-style dicts
+                  calls: list = ()  # tool calls: (name, arguments) pairs or OpenAI-style dicts
                  ) -> dict:
     "An assistant turn with `text` and tool `calls` given as (id, name, arguments) triples."
     m = {"role": "assistant", "content": text}
@@ -190,7 +190,7 @@ def assistant_msg(text: str = "",  # what the agent says
 # %% ../nbs/05_rollout.ipynb #c5ce1153
 def tool_msg(call_id: str,  # the id of the call it answers
              name: str,     # the tool
-             payload        # its answer (JSON text as given, else encoded)
+             payload: str | dict | list  # its answer (JSON text as given, else encoded)
             ) -> dict:
     return {"role": "tool", "tool_call_id": call_id, "name": name,
             "content": payload if isinstance(payload, str) else canonical_json(payload)}
@@ -228,12 +228,12 @@ def to_anthropic(messages: list[dict],      # a conversation in the chat form ro
 @dataclass
 class Ctx:
     "Which rollout is being played."
-    situation: Situation
-    phrasing: int
-    sample: int
-    seed: int
-    spec: AgentSpec
-    schema: Schema
+    situation: Situation   # the situation played
+    phrasing: int          # which wording of it (from 0)
+    sample: int            # which sample of that wording (from 0)
+    seed: int              # run seed
+    spec: AgentSpec        # the agent: its tools and policy
+    schema: Schema         # the tools read as a schema
     cache: dict = field(default_factory=dict, repr=False)   # per-rollout scratch space for stand-ins
     opts: RolloutOptions | None = field(default=None, repr=False)   # the run's retry settings, for backends that have none of their own
     @property
@@ -247,7 +247,7 @@ def _arguments(a):
     except ValueError: return {"_unparsed": a}
 
 # %% ../nbs/05_rollout.ipynb #168d0c20
-def as_reply(out,             # what an agent function returned: text, or a dict with content and tool_calls
+def as_reply(out: str | dict,  # what an agent function returned: text, or a dict with content and tool_calls
              spec: AgentSpec  # the agent's tools, to read their names
             ) -> dict:
     "An assistant turn from what an agent function returned: text, or a message with `content` and `tool_calls`."
@@ -275,7 +275,7 @@ class _Wrapped:
         return as_reply(out, ctx.spec) if self._tools else out
 
 # %% ../nbs/05_rollout.ipynb #2c1525d5
-def as_agent(x,  # an object with async `respond`, or a function of (messages, ctx) or (messages, tools)
+def as_agent(x: object,  # an object with async `respond`, or a function of (messages, ctx) or (messages, tools)
              name: str | None = None  # its name in rows (default: the function's)
             ):
     "`x` if it has an async `respond`; else a plain callable `f(messages, ctx)` or `f(messages, tools)` wrapped as one."
@@ -289,7 +289,10 @@ as_user = as_agent
 # %% ../nbs/05_rollout.ipynb #11fb2dfe
 class TransientError(Exception):
     "An error worth retrying; `retry_after` (seconds) if the backend said how long to wait."
-    def __init__(self, msg="", retry_after=None): super().__init__(msg); self.retry_after = retry_after
+    def __init__(self,
+                 msg: str = "",                    # what went wrong
+                 retry_after: float | None = None  # seconds to wait, if the backend said
+                ): super().__init__(msg); self.retry_after = retry_after
 
 # %% ../nbs/05_rollout.ipynb #3b56cc7c
 _RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
@@ -317,10 +320,10 @@ def retry_after(e: BaseException  # an exception from a backend
     except (TypeError, ValueError): return None
 
 # %% ../nbs/05_rollout.ipynb #af574588
-async def with_retries(fn,                    # a function returning an awaitable
-                       key,                   # the call's stable key: its backoff is drawn from it
+async def with_retries(fn: typing.Callable,    # a function returning an awaitable
+                       key: tuple,            # the call's stable key: its backoff is drawn from it
                        opts: RolloutOptions,  # retries and backoff
-                       sleep=asyncio.sleep    # how to wait (a test's fake clock)
+                       sleep: typing.Callable = asyncio.sleep  # how to wait (a test's fake clock)
                       ):
     "Await `fn()`, retrying transient errors with capped, seeded exponential backoff."
     for attempt in range(opts.max_retries + 1):
@@ -354,7 +357,7 @@ class StoreBusy(RuntimeError):
     "Another process is writing this store."
 
 # %% ../nbs/05_rollout.ipynb #0099f7dd
-def hold_lock(path  # the store
+def hold_lock(path: str | Path  # the store
              ):
     """An open file holding the exclusive lock on store `path` (`<store>.lock`); close it to release. The OS drops it
     when a process dies."""
@@ -379,7 +382,7 @@ def let_go_of_stores():
 # %% ../nbs/05_rollout.ipynb #279e9898
 class RowStore:
     "Append-only JSONL store of rows with crash-safe resume; one writer at a time."
-    def __init__(self, path,                        # the JSONL file (made with its folder if missing)
+    def __init__(self, path: str | Path,             # the JSONL file (made with its folder if missing)
                  run_id: str | None = None,         # refuse a file holding another run's rows (None: any)
                  opts: RolloutOptions = RolloutOptions()):  # how often the buffer is written (`flush_rows`, `flush_seconds`)
         self.path, self.run_id, self.opts = Path(path), run_id, opts
@@ -450,7 +453,7 @@ def close(self: RowStore):
 def rows(self: RowStore) -> list[dict]: return read_rows(self.path)
 
 # %% ../nbs/05_rollout.ipynb #5ff082f4
-def iter_rows(path  # a JSONL store
+def iter_rows(path: str | Path  # a JSONL store
              ):
     "Rows of a JSONL store one at a time, in file order, without holding them; a torn last line is skipped."
     with open(path, encoding="utf-8") as f:
@@ -458,7 +461,7 @@ def iter_rows(path  # a JSONL store
             if line.endswith("\n"): yield json.loads(line)
 
 # %% ../nbs/05_rollout.ipynb #f1407025
-def read_rows(path  # a JSONL store
+def read_rows(path: str | Path  # a JSONL store
              ) -> list[dict]:
     "Rows of a JSONL store, sorted by (situation, phrasing, sample); a torn last line is ignored."
     return sorted(iter_rows(path), key=row_key)
@@ -537,8 +540,8 @@ def _row(ctx: Ctx, agent, run_id: str, box, messages: list, calls: list, rec: _R
 
 # %% ../nbs/05_rollout.ipynb #a23ee6ca
 async def play(ctx: Ctx,                  # which rollout: the situation, phrasing, sample and seed
-               agent,                     # the agent under test (`respond(messages, ctx)`)
-               user,                      # the simulated person, likewise
+               agent: object,             # the agent under test (`respond(messages, ctx)`)
+               user: object,              # the simulated person, likewise
                opts: RolloutOptions,      # turns, retries, and whether a cut reply ends the rollout
                run_id: str                # the run every row names
               ) -> dict:
@@ -566,7 +569,8 @@ async def play(ctx: Ctx,                  # which rollout: the situation, phrasi
         if hasattr(box, "release"): box.release()      # a server and files of this rollout's own: gone with it
 
 # %% ../nbs/05_rollout.ipynb #100bc34a
-async def merged(*streams):
+async def merged(*streams  # async iterables
+                ):
     """Items of several async iterables, each as it comes; an error in one is raised here, and leaving early cancels
     them all."""
     q, done = asyncio.Queue(), object()
@@ -586,10 +590,10 @@ async def merged(*streams):
         for t in tasks: t.cancel()
 
 # %% ../nbs/05_rollout.ipynb #7cbeb6c8
-async def play_all(jobs,                  # (situation, phrasing, sample) triples
+async def play_all(jobs: list,            # (situation, phrasing, sample) triples
                    spec: AgentSpec,       # the agent's tools and policy
-                   agent,                 # the agent under test
-                   user,                  # the simulated person
+                   agent: object,         # the agent under test
+                   user: object,          # the simulated person
                    seed: int,             # run seed
                    opts: RolloutOptions,  # concurrency, retries, turns
                    run_id: str            # the run the rows belong to
@@ -625,7 +629,11 @@ class LocalExecutor:
 # %% ../nbs/05_rollout.ipynb #98b44e68
 class StoredRows:
     "The rows of some situations in a JSONL store, read from disk each time they are iterated."
-    def __init__(self, path, situation_ids, n: int):
+    def __init__(self,
+                 path: str | Path,     # the JSONL store
+                 situation_ids: list,  # the situations whose rows these are
+                 n: int                # how many rows they are
+                ):
         self.path, self.ids, self.n = Path(path), frozenset(situation_ids), n
     def __len__(self): return self.n
     def __iter__(self): return (r for r in iter_rows(self.path) if r["situation_id"] in self.ids)
@@ -647,7 +655,9 @@ def _stopped(rows, spend):
 class Spend:
     """What a run has spent (USD and tokens, every role: agent, person, judge, writer) against `RolloutOptions`' limits;
     `why` says which limit stopped it."""
-    def __init__(self, opts: RolloutOptions):
+    def __init__(self,
+                 opts: RolloutOptions  # the spend limits
+                ):
         self.opts, self.usd, self.tokens, self.unpriced, self.rows, self.why = opts, 0.0, 0, 0, 0, None
         self.apart = {}        # usage of the roles whose calls are on no row (a situation writer's), by role
     def add(self,
@@ -698,7 +708,7 @@ def add_usage(self: Spend,
 # %% ../nbs/05_rollout.ipynb #b5193665
 @patch
 def after(self: Spend,
-          rows  # rows not counted yet
+          rows: list  # rows not counted yet
          ) -> Spend:
     "A copy that has counted `rows` too: what grading them may still spend, without counting them twice here."
     out = copy.copy(self); out.apart = dict(self.apart)
@@ -751,20 +761,20 @@ def _finishing(executor, finish, *job) -> tuple:
     return executor.stream(*job, **({"finish": finish} if there else {})), None if there else finish
 
 # %% ../nbs/05_rollout.ipynb #7f2fc6c5
-async def arun(situations,                    # what to play (`situation_from_cell`)
+async def arun(situations: list,              # what to play (`situation_from_cell`)
                spec: AgentSpec,               # the agent: its tools and policy
-               agent,                         # the agent under test
-               user,                          # the simulated person
+               agent: object,                 # the agent under test
+               user: object,                  # the simulated person
                n_phrasings: int = 1,          # wordings of each situation
                k_samples: int = 1,            # samples of each wording
                seed: int = 0,                 # run seed
                store: RowStore | str | Path | None = None,   # rows stream to this JSONL store; a rerun resumes from it
                opts: RolloutOptions | None = None,           # how rollouts are played, retried and stored
                run_id: str = "run",           # the run every row names
-               progress=True,         # show a progress bar; or a tqdm bar of the caller's to count rows on
-               executor=None,  # where rollouts are played: `LocalExecutor()` (default) or `scale.RayExecutor(...)`
+               progress: bool | object = True,  # show a progress bar; or a tqdm bar of the caller's to count rows on
+               executor: LocalExecutor | None = None,  # where rollouts play (default: `LocalExecutor()`)
                keep: bool = True,     # hold the rows and return them sorted; `False` streams them to `store` only
-               finish=None            # each new row passes through this before it is stored (the search grades it)
+               finish: typing.Callable | None = None  # applied to each new row before it is stored (the search grades)
               ) -> list[dict] | StoredRows:
     "Play `situations` x `n_phrasings` x `k_samples`; rows stream to `store` and come back sorted by key."
     opts = opts or RolloutOptions()
@@ -793,7 +803,9 @@ async def arun(situations,                    # what to play (`situation_from_ce
     return _stopped(out, spend)
 
 # %% ../nbs/05_rollout.ipynb #179a0b07
-def rollouts(*args, **kw) -> list[dict] | StoredRows:
+def rollouts(*args,  # as for `arun`
+             **kw    # as for `arun`
+            ) -> list[dict] | StoredRows:
     "`arun` for synchronous code; works inside a running event loop (Jupyter) too."
     return run_sync(arun(*args, **kw))
 

@@ -13,7 +13,7 @@ from .rollout import play_all, merged, Encoded, let_go_of_stores
 __all__ = ['shard', 'play_shard', 'RayExecutor', 'ProcessExecutor']
 
 # %% ../nbs/09_scale.ipynb #24acc8cd
-def shard(jobs,   # (situation, phrasing, sample) triples
+def shard(jobs: list,  # (situation, phrasing, sample) triples
           n: int  # shards at most
          ) -> list[list]:
     """`jobs` ((situation, phrasing, sample) triples) in at most `n` non-empty shards, each situation's jobs together
@@ -26,12 +26,12 @@ def shard(jobs,   # (situation, phrasing, sample) triples
     return [list(itertools.chain.from_iterable(groups[i::n])) for i in range(n)]
 
 # %% ../nbs/09_scale.ipynb #33590019
-def play_shard(jobs,                                      # the shard's (situation, phrasing, sample) triples
-               spec,                                      # the agent: tools and policy
-               agent,                                     # the agent under test
-               user,                                      # the simulated person
+def play_shard(jobs: list,                                # the shard's (situation, phrasing, sample) triples
+               spec: AgentSpec,                           # the agent: tools and policy
+               agent: object,                             # the agent under test
+               user: object,                              # the simulated person
                seed: int,                                 # run seed
-               opts,                                      # rollout options
+               opts: RolloutOptions,                      # rollout options
                run_id: str,                               # the run every row names
                batch_rows: int = RayOptions().batch_rows  # rows per batch sent back
               ):
@@ -72,8 +72,9 @@ class RayExecutor:
     name = "ray"
     def __init__(self, address: str | None = None,  # "auto", "ray://head:10001", or None: RAY_ADDRESS, else a local instance
                  num_cpus: int | None = None,  # CPUs of a local instance whilelab starts (None: all of this machine's)
-                 options: RayOptions | None = None,
-                 **init_kw):                            # anything else for `ray.init` (runtime_env=..., namespace=...)
+                 options: RayOptions | None = None,  # shards, batches and CPUs per shard (default: `RayOptions()`)
+                 **init_kw                           # anything else for `ray.init` (runtime_env=..., namespace=...)
+                ):
         self.address, self.num_cpus, self.options, self.init_kw = address, num_cpus, options or RayOptions(), init_kw
         o = self.options
         for name, v in (("cpus_per_shard", o.cpus_per_shard), ("shards_per_slot", o.shards_per_slot), ("batch_rows", o.batch_rows)):
@@ -195,14 +196,14 @@ def _pickled(spec, agent, user, seed, opts, run_id, finish=None) -> bytes:
 # %% ../nbs/09_scale.ipynb #a1e1c09e
 @patch
 async def stream(self: ProcessExecutor,
-                 jobs,                   # (situation, phrasing, sample) triples
-                 spec,                   # the agent: tools and policy
-                 agent,                  # the agent under test
-                 user,                   # the simulated person
-                 seed,                   # run seed
-                 opts,                   # rollout options
-                 run_id,                 # the run every row names
-                 finish=None             # applied to each row in its worker (the search grades it there)
+                 jobs: list,             # (situation, phrasing, sample) triples
+                 spec: AgentSpec,        # the agent: tools and policy
+                 agent: object,          # the agent under test
+                 user: object,           # the simulated person
+                 seed: int,              # run seed
+                 opts: RolloutOptions,   # rollout options
+                 run_id: str,            # the run every row names
+                 finish: Callable | None = None  # applied to each row in its worker (the search grades it there)
                 ):
     "Rows of `jobs` as the workers finish their chunks; leaving early stops the chunks still playing."
     if not jobs: return
