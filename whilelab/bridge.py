@@ -82,7 +82,7 @@ def docstring_of(t: Tool,          # a tool
 
 # %% ../nbs/22_bridge.ipynb #d55e2052
 def tool_function(t: Tool,           # the tool
-                  ask,               # `ask(name, arguments)`: the world's answer to a call (awaitable unless `sync`)
+                  ask: typing.Callable,  # `ask(name, arguments)`: the world's answer to a call (awaitable unless sync)
                   sync: bool = False # a plain function (for a framework that calls its tools synchronously)
                  ):
     "`t` as a typed, documented Python callable whose calls go to `ask`."
@@ -105,9 +105,9 @@ def tool_function(t: Tool,           # the tool
 class Toolbox(list):
     "The tools of a rollout as callables (`.async_`, `.sync`), the list itself in the flavour its run function takes."
     def __init__(self,
-                 tools,             # the agent's tools
-                 ask,               # async `ask(name, arguments)`
-                 ask_sync,          # the same, blocking
+                 tools: list,       # the agent's tools
+                 ask: typing.Callable,  # async `ask(name, arguments)`
+                 ask_sync: typing.Callable,  # the same, blocking
                  sync: bool = False # the list holds the plain functions
                 ):
         self.async_ = [tool_function(t, ask) for t in tools]
@@ -194,7 +194,7 @@ def _final(out) -> dict:
 class Bridged:
     "A framework agent with its own tool loop, as a whilelab agent (`respond(messages, ctx)`)."
     def __init__(self,
-                 run,                            # `run(messages, tools)`: the framework's reply to the conversation
+                 run: typing.Callable,           # `run(messages, tools)`: the framework's reply to the conversation
                  name: str | None = None,        # its name in rows (default: the function's)
                  family: str = "custom",         # its model family (a judge must be of another)
                  sampling: dict | None = None,   # sampling settings, recorded on rows
@@ -225,7 +225,7 @@ class Bridged:
         return out
 
 # %% ../nbs/22_bridge.ipynb #eaf9f9d5
-def bridge(run=None,   # `run(messages, tools)` -> the framework agent's final text; sync or async
+def bridge(run: typing.Callable | None = None,  # `run(messages, tools)` -> the agent's final text; sync or async
            **kw        # `Bridged`'s: name, family, sampling, opts
           ):
     "A framework agent with its own tool loop as a whilelab agent; usable as a decorator (`@bridge(family=...)`)."
@@ -242,8 +242,8 @@ def _text_of(content) -> str:
 class StandinModel:
     "The offline agent as an OpenAI-compatible chat model: its next step over the tools each request lists."
     def __init__(self,
-                 tools=None,       # the agent's own tools (read as defined); default: as each request gives them
-                 agent=None,       # the stand-in (default: `ScriptedAgent` at `BridgeOptions.served_flaw_rate`)
+                 tools: list | None = None,  # the agent's own tools (read as defined); default: as each request gives
+                 agent: object = None,  # the stand-in (default: `ScriptedAgent` at `BridgeOptions.served_flaw_rate`)
                  seed: int = 0):   # seed of its choices
         self.tools = {t.api_name: t for t in as_tools(tools)} if tools else {}
         self.agent, self.seed = agent or ScriptedAgent(flaw_rate=BridgeOptions().served_flaw_rate), seed
@@ -310,8 +310,8 @@ def _completion(body: dict, text: str, calls: list) -> dict:
 
 # %% ../nbs/22_bridge.ipynb #31fb4f4d
 @contextlib.contextmanager
-def serve_standin(tools=None,   # the agent's own tools (see `StandinModel`)
-                  model=None,   # a `StandinModel` (default: one over `tools`)
+def serve_standin(tools: list | None = None,   # the agent's own tools (see `StandinModel`)
+                  model: StandinModel | None = None,   # a `StandinModel` (default: one over `tools`)
                   **kw          # `StandinModel`'s: agent, seed
                  ):
     "A local OpenAI-compatible endpoint answered by the stand-in; yields its base URL (ending in /v1)."

@@ -23,11 +23,11 @@ class Comparison:
     "Agent B against agent A on common random numbers: the paired difference, the delta report, and the variance cut."
     paired: Paired                     # B - A per situation: mean, bootstrap interval, sign-flip p
     report: DeltaReport                # the same with markers that must not regress, and a verdict
-    pass_a: float
-    pass_b: float
+    pass_a: float                      # agent A's mean pass rate over situations
+    pass_b: float                      # agent B's mean pass rate over situations
     independent: Interval | None = None   # B - A from two independent runs of the same size, when measured
-    rows_a: list = field(default_factory=list, repr=False)
-    rows_b: list = field(default_factory=list, repr=False)
+    rows_a: list = field(default_factory=list, repr=False)   # agent A's graded rows
+    rows_b: list = field(default_factory=list, repr=False)   # agent B's graded rows
     @property
     def width(self) -> float: return self.paired.interval.high - self.paired.interval.low
     @property
@@ -46,8 +46,8 @@ class Comparison:
         return out + ")"
 
 # %% ../nbs/18_compare.ipynb #8007c2f3
-def independent_diff(rows_a,                # graded rows of agent A, one run
-                     rows_b,                # graded rows of agent B, another run (other situations, other draws)
+def independent_diff(rows_a: list,          # graded rows of agent A, one run
+                     rows_b: list,          # graded rows of agent B, another run (other situations, other draws)
                      n_resamples: int = 10_000,  # bootstrap resamples
                      level: float = 0.95,   # interval level
                      seed: int = 0          # resampling seed
@@ -72,16 +72,16 @@ def _run(agent, spec, user, options, judge, world):
                         world=world).rows
 
 # %% ../nbs/18_compare.ipynb #5605be16
-def compare(agent_a,                        # the agent compared against (before)
-            agent_b,                        # the agent compared (after)
+def compare(agent_a: object,                # the agent compared against (before)
+            agent_b: object,                # the agent compared (after)
             spec: AgentSpec | None = None,  # tools and policy (default: the built-in example)
             options: SimOptions | None = None,  # plan, phrasings, samples and the seed both runs share
             *,
-            user=None,                      # the simulated person (default: `TemplateUser`)
-            judge=None,                     # grades both runs (default: `RuleJudge`)
-            world=None,                     # what tool calls play against (default: the schema sandbox)
+            user: object = None,            # the simulated person (default: `TemplateUser`)
+            judge: object = None,           # grades both runs (default: `RuleJudge`)
+            world: object = None,           # what tool calls play against (default: the schema sandbox)
             markers: dict | None = None,    # name -> f(row) in [0, 1] (default: one per conduct rule)
-            must_not_regress=(),            # markers whose regression vetoes shipping B
+            must_not_regress: tuple = (),   # markers whose regression vetoes shipping B
             independent: bool = False,      # also play B on another seed to measure the paired interval's gain
             opts: CompareOptions | None = None  # interval level and resamples
            ) -> Comparison:
@@ -104,10 +104,10 @@ def compare(agent_a,                        # the agent compared against (before
     return Comparison(paired, report, float(pa.mean()), float(pb.mean()), ind, a, b)
 
 # %% ../nbs/18_compare.ipynb #ddded98c
-def interval_widths(agent_a,            # one agent
-                    agent_b,            # the other
-                    ns=(16, 32, 64, 128, 256),  # situation counts to measure
-                    seeds=range(8),     # plan draws pooled (64 situations each on the example)
+def interval_widths(agent_a: object,    # one agent
+                    agent_b: object,    # the other
+                    ns: tuple = (16, 32, 64, 128, 256),  # situation counts to measure
+                    seeds: range = range(8),  # plan draws pooled (64 situations each on the example)
                     spec: AgentSpec | None = None,  # tools and policy (default: the example)
                     reps: int = 200,    # subsamples of each size
                     level: float = 0.95,  # interval level
@@ -140,8 +140,8 @@ def interval_widths(agent_a,            # one agent
 @dataclass
 class Design:
     "What a design's per-situation difference is made of: its mean `effect` and its variance `var` at k samples."
-    effect: float
-    var: float
+    effect: float      # B - A, the difference in pass rate
+    var: float         # variance of the per-situation difference (per situation, one sample of N)
     df_per_n: int      # degrees of freedom per situation: 1 paired, 2 independent (two groups of N)
     moved: float | None = None   # crn: the chance a situation moved at all (B's results nest A's: one sign only)
 
@@ -204,15 +204,15 @@ def design_power(d: Design,          # a design's per-situation difference
 class PowerPlan:
     """For N situations x k samples: the smallest detectable difference per design, and for a target difference the
     situations each design needs."""
-    baseline: float
-    n: int | None
-    k: int
-    icc: float
-    power: float
-    alpha: float
+    baseline: float             # agent A's pass rate
+    n: int | None               # situations available (None: not asked)
+    k: int                      # samples per situation
+    icc: float                  # share of pass/fail variance that is between situations
+    power: float                # the chance of detecting the difference
+    alpha: float                # two-sided level
     mde: dict                   # design -> smallest difference detectable at `power` with n situations
     needed: dict                # design -> situations needed for `effect` at `power` (per agent)
-    effect: float | None = None
+    effect: float | None = None  # the target difference B - A (None: not asked)
     def table(self):
         import pandas as pd
         return pd.DataFrame({"smallest detectable": self.mde, f"situations for {self.effect}": self.needed})
@@ -242,7 +242,7 @@ def plan_power(baseline: float | None = None,  # agent A's pass rate (or give `p
                k: int = 1,                     # samples per situation
                effect: float | None = None,    # a target difference: report the situations it needs
                *,
-               pilot=None,                     # a pilot `Comparison` (or (rows A, rows B)): baseline, icc and effect
+               pilot: object = None,           # a pilot `Comparison` (or (rows A, rows B)): baseline, icc and effect
                icc: float | None = None,  # between-situation share of the variance (default: `CompareOptions.icc`)
                opts: CompareOptions | None = None  # power, alpha and the largest N to propose
               ) -> PowerPlan:

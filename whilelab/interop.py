@@ -7,7 +7,9 @@ from __future__ import annotations
 import dataclasses, datetime, importlib, json, types, zipfile
 from pathlib import Path
 from fastcore.basics import patch
-from .core import stable_hash, canonical_json
+from .axes import Axes
+from .core import AgentSpec, stable_hash, canonical_json
+from .defaults import SimOptions
 from .rollout import row_key, assistant_msg
 from .simulate import Simulation, reward_tensor
 from .stats import pass_at_k, pass_pow_k, PASS_THRESHOLD
@@ -215,8 +217,8 @@ def _stamp(path: Path, created: str):
     tmp.replace(path)
 
 # %% ../nbs/19_inspect.ipynb #0fbca71d
-def write_inspect(log,                        # an `EvalLog` (`inspect_log`)
-                  path,                       # the file: .eval (Inspect's archive) or .json
+def write_inspect(log: object,                # an `EvalLog` (`inspect_log`)
+                  path: str | Path,           # the file: .eval (Inspect's archive) or .json
                   created: str | None = None  # the time to stamp an .eval archive's files with (default: the log's)
                  ) -> Path:
     "Write `log` with Inspect's own `write_eval_log`; the same log gives the same bytes."
@@ -230,7 +232,7 @@ def write_inspect(log,                        # an `EvalLog` (`inspect_log`)
 # %% ../nbs/19_inspect.ipynb #457f0af4
 @patch
 def to_inspect(self: Simulation,
-               path,                       # the log to write: .eval (Inspect's archive) or .json
+               path: str | Path,           # the log to write: .eval (Inspect's archive) or .json
                created: str | None = None  # the log's time, ISO 8601 (default: now)
               ) -> Path:
     "Write this run as an Inspect AI eval log that `inspect view` opens and `read_eval_log` reads back."
@@ -248,7 +250,7 @@ def _row_of(sample) -> dict:
             "messages": from_chat(sample.messages)}
 
 # %% ../nbs/19_inspect.ipynb #382267da
-def from_inspect(log  # an Inspect `EvalLog`, or the path of one
+def from_inspect(log: object  # an Inspect `EvalLog`, or the path of one
                 ) -> list[dict]:
     "The rows of an Inspect log written by `to_inspect` or played by `inspect_task`, sorted as a run's rows are."
     L = need("inspect_ai.log", "from_inspect")
@@ -267,8 +269,8 @@ def rewards_of(rows: list  # graded rows, e.g. `from_inspect(log)`
     return reward_tensor(rows, sits, size)
 
 # %% ../nbs/19_inspect.ipynb #cab55d66
-def export_inspect(run_dir,                    # a run folder (`simulate(..., out=run_dir)`, `whilelab run`)
-                   out=None,                   # the log to write (default: RUN_DIR/inspect/<run id>.eval)
+def export_inspect(run_dir: str | Path,        # a run folder (`simulate(..., out=run_dir)`, `whilelab run`)
+                   out: str | Path | None = None,  # the log to write (default: RUN_DIR/inspect/<run id>.eval)
                    created: str | None = None  # the log's time, ISO 8601 (default: now)
                   ) -> Path:
     "Write the run in `run_dir` as an Inspect eval log; `inspect view --log-dir` on its folder shows it."
@@ -281,7 +283,7 @@ def export_inspect(run_dir,                    # a run folder (`simulate(..., ou
     return write_inspect(log, out)
 
 # %% ../nbs/19_inspect.ipynb #9f84c333
-def tool_info(t  # a whilelab `Tool`
+def tool_info(t: object  # a whilelab `Tool`
              ):
     "A whilelab `Tool` as Inspect's `ToolInfo`: the name model APIs see, its description and its input schema."
     from inspect_ai.tool import ToolInfo
@@ -292,8 +294,8 @@ def tool_info(t  # a whilelab `Tool`
 # %% ../nbs/19_inspect.ipynb #3df7b8b8
 class InspectAgent:
     "An Inspect `Model` as a whilelab agent: `respond(messages, ctx)` sends the policy, the turns and the tools."
-    def __init__(self, model,           # an Inspect `Model` (in a solver: `get_model()`, the eval's model)
-                 spec,                  # the agent's tools and policy
+    def __init__(self, model: object,   # an Inspect `Model` (in a solver: `get_model()`, the eval's model)
+                 spec: AgentSpec,       # the agent's tools and policy
                  system: bool = True):  # send the policy as the system message
         self.model, self.spec, self.system = model, spec, system
         self.name, self.family, self.sampling = f"inspect:{model}", str(model).split("/")[0], {"model": str(model)}
@@ -310,7 +312,7 @@ class InspectAgent:
         return {**assistant_msg(m.text, calls), "_meta": {"usage": usage, "stop_reason": out.stop_reason}}
 
 # %% ../nbs/19_inspect.ipynb #1f919ab1
-def situation_sample(s  # a whilelab `Situation`
+def situation_sample(s: object  # a whilelab `Situation`
                     ):
     "A situation as an Inspect `Sample`: id = situation, the cell and each axis value in `metadata`."
     from inspect_ai.dataset import Sample
@@ -387,13 +389,13 @@ def _grade_scorer(spec, judge, opts):
     return whilelab_grade()
 
 # %% ../nbs/19_inspect.ipynb #571c1de4
-def inspect_task(spec=None,                # the agent's tools and policy (default: the built-in example)
-                 options=None,             # `SimOptions`: plan strength and seed, phrasings x samples (the epochs)
+def inspect_task(spec: AgentSpec | None = None,  # the agent's tools and policy (default: the built-in example)
+                 options: SimOptions | None = None,  # plan strength and seed, phrasings x samples (the epochs)
                  *,
-                 axes=None,                # axes to plan over (default: `default_axes` of the spec)
-                 user=None,                # the simulated person (default: `TemplateUser`)
-                 judge=None,               # the judge after the conduct rules (default: `RuleJudge`)
-                 world=None,               # what tool calls play against (default: the schema sandbox)
+                 axes: Axes | None = None,  # axes to plan over (default: `default_axes` of the spec)
+                 user: object = None,      # the simulated person (default: `TemplateUser`)
+                 judge: object = None,     # the judge after the conduct rules (default: `RuleJudge`)
+                 world: object = None,     # what tool calls play against (default: the schema sandbox)
                  name: str | None = None   # the task's name (default: whilelab/<agent>)
                 ):
     """An Inspect `Task` of the plan: a `Sample` per situation, a solver playing it with Inspect's model against

@@ -36,9 +36,9 @@ def _fake(v: str) -> str:
 # %% ../nbs/17_people.ipynb #c79c94b8
 class FaultyUser:
     "A person that keeps its brief, except on a labelled share of rollouts where it breaks one rule of it on purpose."
-    def __init__(self, inner=None,              # the person it wraps (default: `TemplateUser`)
+    def __init__(self, inner: object = None,    # the person it wraps (default: `TemplateUser`)
                  rate: float = 0.3,             # share of rollouts with one planted fault
-                 faults=PERSON_FAULTS):         # the faults it may plant (a subset of `PERSON_FAULTS`)
+                 faults: tuple = PERSON_FAULTS):  # the faults it may plant (a subset of `PERSON_FAULTS`)
         bad = set(faults) - set(PERSON_FAULTS)
         if bad: raise ValueError(f"unknown faults {sorted(bad)}. Fix: use some of {PERSON_FAULTS}")
         if not 0 <= rate <= 1: raise ValueError(f"rate must be in [0, 1], got {rate}")
@@ -121,8 +121,8 @@ def _gold_of(gold):
     raise TypeError(f"gold must be a function of a row or a dict by row key, not {type(gold).__name__}. "
                     "Fix: e.g. gold=FaultyUser(...).gold")
 
-def attribution_scores(rows,            # rows `attribute` (or `simulate`) has read
-                       gold,            # the rule the person broke per row (a function of a row, or a dict by key)
+def attribution_scores(rows: list,      # rows `attribute` (or `simulate`) has read
+                       gold: object,    # the rule the person broke per row (a function of a row, or a dict by key)
                        level: float = 0.95  # interval level
                       ) -> Attribution:
     "Precision and recall (Wilson, by situation) of the failing rows' `person_error` against `gold`."
@@ -173,8 +173,8 @@ async def _probe(user, sit, spec: AgentSpec, seed: int, opts: RolloutOptions) ->
         out[name] = bool(said and said.get("content") and ok(said["content"]))
     return out
 
-def probe_person(user,                 # the simulated person
-                 situations,           # situations to probe it in
+def probe_person(user: object,         # the simulated person
+                 situations: list,     # situations to probe it in
                  spec: AgentSpec,      # the agent the situations are of
                  seed: int = 0,        # run seed
                  opts: RolloutOptions | None = None  # its turn budget
@@ -191,13 +191,13 @@ def probe_person(user,                 # the simulated person
 @dataclass
 class PersonTrust:
     "A simulated person's trust verdict: `trusted`, the `reasons`, and the measurements behind them."
-    trusted: bool
-    reasons: list
+    trusted: bool                   # the verdict: the person may be used to grade agents
+    reasons: list                   # why: the checks it failed, or the evidence it passed
     kept: Interval                  # share of rollouts where the person kept its brief (by gold, else by the rules)
     breaches: dict                  # rule -> share of rollouts the rules say broke it
     probes: dict                    # probe -> share the person got right
     attribution: Attribution | None = None   # the rules against gold labels, when gold is given
-    user: str = ""
+    user: str = ""                  # the person's name
     rows: list = field(default_factory=list, repr=False)   # the rows it was scored on, each with `person_error`
     def __repr__(self):
         verdict = "TRUSTED" if self.trusted else "NOT TRUSTED"
@@ -229,13 +229,13 @@ def _trust_reasons(kept, probes, att, opts: PersonTrustOptions) -> list:
     return out
 
 # %% ../nbs/17_people.ipynb #45bb4f89
-def person_trust(user,                          # the simulated person (a stand-in or an LLM person)
+def person_trust(user: object,                  # the simulated person (a stand-in or an LLM person)
                  spec: AgentSpec | None = None, # the agent whose situations it plays (default: the example's)
-                 gold=None,   # the rule the person broke per row (a function of a row, or a dict by key); None: none
+                 gold: object = None,  # the rule broken per row (a function of a row, or a dict by key); None: none
                  *,
-                 rows=None,                     # rows it already played (default: play it against a faithful agent)
-                 situations=None,               # the situations of `rows`
-                 agent=None,                    # the agent it plays against (default: `ScriptedAgent(flaw_rate=0)`)
+                 rows: list | None = None,      # rows it already played (default: play it against a faithful agent)
+                 situations: list | None = None,  # the situations of `rows`
+                 agent: object = None,          # the agent it plays against (default: `ScriptedAgent(flaw_rate=0)`)
                  k_samples: int = 2,            # samples of each situation when it is played here
                  opts: PersonTrustOptions | None = None,  # thresholds, with their reasons
                  seed: int = 0                  # run seed

@@ -60,10 +60,10 @@ class SituationEnvironment(Environment):
                  options: SimOptions | None = None,     # plan, seed, turns and grading
                  *,
                  situations: dict | None = None,  # id -> `Situation` (default: the plan's, as `simulate` makes them)
-                 user=None,                       # the simulated person (default: `TemplateUser`)
-                 judge=None,                      # the judge after the conduct rules (default: `RuleJudge`)
-                 axes=None,                       # axes to plan over (default: `default_axes` of the spec)
-                 world=None):                     # what tool calls play against (default: the schema sandbox)
+                 user: object = None,             # the simulated person (default: `TemplateUser`)
+                 judge: object = None,            # the judge after the conduct rules (default: `RuleJudge`)
+                 axes: object = None,             # axes to plan over (default: `default_axes` of the spec)
+                 world: object = None):           # what tool calls play against (default: the schema sandbox)
         super().__init__()
         from whilelab.interop import _situations
         from whilelab.standins import TemplateUser

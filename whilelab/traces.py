@@ -35,7 +35,13 @@ class TraceOptions:
 # %% ../nbs/23_traces.ipynb #43cd6e07
 class TraceError(ValueError):
     "A trace file that cannot be read as given; `kept` holds what was read before the problem."
-    def __init__(self, path, where: str, problem: str, fix: str, kept=None):
+    def __init__(self,
+                 path: str | Path,           # the trace file
+                 where: str,                 # where in it (a line, a span, the file)
+                 problem: str,               # what is wrong there
+                 fix: str,                   # what to do about it
+                 kept: Traces | None = None  # what was read before the problem
+                ):
         super().__init__(f"{path}: {where}: {problem}. Fix: {fix}")
         self.path, self.where, self.kept = str(path), where, kept
 
@@ -73,7 +79,7 @@ def _flat(export: dict) -> list[dict]:
     return out
 
 # %% ../nbs/23_traces.ipynb #c70cc7ec
-def otlp_spans(path  # an OTLP JSON export (one object, or JSON Lines of them)
+def otlp_spans(path: str | Path  # an OTLP JSON export (one object, or JSON Lines of them)
               ) -> list[dict]:
     "Flat spans of an OTLP JSON file; a `TraceError` naming the line and the fix where it cannot be read."
     path, spans = Path(path), []
@@ -174,7 +180,7 @@ ERROR_KINDS = [("timeout", r"time ?out|timed out|deadline"), ("rate_limited", r"
 _MISSING = re.compile(r"not found|no such|does not exist|\b404\b", re.I)
 
 def error_kind(error: str | None,   # the error type or message a trace gives
-               result=None          # the call's result, where the error is in it
+               result: object = None  # the call's result, where the error is in it
               ) -> str:
     "The condition a production error is: a whilelab fault name, 'ok', or 'error:<its type>'."
     said = " ".join(str(x) for x in (error, result if error or _is_error(result) else None) if x)
@@ -237,7 +243,7 @@ def trace_row(trace_id: str,       # the trace
             "judge": None, "reward": None}
 
 # %% ../nbs/23_traces.ipynb #9c670f88
-def inspect_steps(path  # an Inspect eval log (.eval or .json)
+def inspect_steps(path: str | Path  # an Inspect eval log (.eval or .json)
                  ) -> list[tuple]:
     "(trace id, steps, seconds) of each sample of an Inspect log."
     if importlib.util.find_spec("inspect_ai") is None:
@@ -271,10 +277,10 @@ def inspect_steps(path  # an Inspect eval log (.eval or .json)
 @dataclass
 class Traces:
     "What production traces gave: rows, the tools seen (with any schemas the traces carried), and where each came from."
-    rows: list = field(default_factory=list)
+    rows: list = field(default_factory=list)         # whilelab rows, one per production conversation
     schemas: dict = field(default_factory=dict)     # tool name -> JSON Schema a trace gave
     files: dict = field(default_factory=dict)       # file -> (format, rows read)
-    options: TraceOptions = field(default_factory=TraceOptions)
+    options: TraceOptions = field(default_factory=TraceOptions)   # how the traces were read
     def __len__(self): return len(self.rows)
     def __repr__(self):
         return f"Traces({len(self.rows)} rows from {len(self.files)} file(s): {sorted({f for f, _ in self.files.values()})})"
@@ -301,9 +307,9 @@ def _by_trace(spans: list[dict], path) -> list[tuple]:
     return out
 
 # %% ../nbs/23_traces.ipynb #1f26bee9
-def from_traces(paths,                     # a trace file, or several
+def from_traces(paths: str | Path | list,  # a trace file, or several
                 format: str = "auto",      # 'otel', 'openinference', 'inspect', or 'auto' (from each file's content)
-                options: TraceOptions | None = None
+                options: TraceOptions | None = None  # how to read them (default: `TraceOptions()`)
                ) -> Traces:
     "Rows of production conversations from OpenTelemetry GenAI / OpenInference span exports and Inspect eval logs."
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
@@ -372,7 +378,8 @@ def infer_tools(traces: Traces   # what `from_traces` read
     return out
 
 # %% ../nbs/23_traces.ipynb #9ead78bf
-def production_cells(traces: Traces) -> list[dict]:
+def production_cells(traces: Traces  # what production showed
+                    ) -> list[dict]:
     "The cell each production conversation delivered (tool, condition, world), for those that called a tool."
     return [r["cell"] for r in traces.rows if r["cell"]]
 
@@ -409,7 +416,7 @@ GAP = {0: "neither", 1: "plan_only", 2: "production_only", 3: "both"}
 
 def production_gap(traces: Traces,         # what production showed
                    plan: xr.Dataset,        # a covering plan (`covering_array`)
-                   axes=("tool", "condition", "world")  # the axes compared: those a trace can show
+                   axes: tuple = ("tool", "condition", "world")  # the axes compared: those a trace can show
                   ) -> xr.Dataset:
     "Per pair of `axes`: production's count, the plan's count, and which side has it (`GAP`)."
     prod, planned = production_cells(traces), plan_cells(plan)
@@ -449,7 +456,7 @@ def gap_pairs(gap: xr.Dataset,               # what `production_gap` returned
 # %% ../nbs/23_traces.ipynb #752954d2
 def plot_gap(gap: xr.Dataset,                       # what `production_gap` returned
              title: str = "production vs plan",     # the figure's title
-             save=None                              # a path to save the figure to
+             save: str | Path | None = None         # a path to save the figure to
             ):
     "One panel per pair of axes: which pairs production exercises, the plan tests, both, or neither."
     import matplotlib.pyplot as plt
