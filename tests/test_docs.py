@@ -79,4 +79,10 @@ def test_a_gap_is_found():
         y: str = ""
     assert docs.gaps(f, "f") == ["f.a: no type", "f.b: no description"]
     assert docs.gaps(D, "D") == ["D.y: no description"]
+    def g(**kw):
+        "Options passed on, undescribed."
+    def h(**kw  # options passed on to the backend
+         ):
+        "Options passed on, described: docments cannot read this comment, the check does."
+    assert docs.gaps(g, "g") == ["g.kw: no description"] and docs.gaps(h, "h") == []
     assert "```python\nf(a, b: int = 1)\n```" in docs.doc_markdown(f, "f")          # the call signature is shown

@@ -94,17 +94,27 @@ def gaps(obj, title: str) -> list[str]:
     from fastcore.docments import docments
     try: params, sig = docments(obj, full=True), inspect.signature(obj)
     except (TypeError, ValueError): return []
+    made_in = getattr(getattr(obj, "__init__", None), "__module__", None) or ""
+    if isinstance(obj, type) and not made_in.startswith("whilelab") and made_in != obj.__module__:
+        return []       # a constructor from elsewhere (object's, typing's, pydantic's, OpenEnv's) is documented there
     fields = {f.name: f for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else {}
     out = []
     for k, v in params.items():
         if k in ("self", "cls", "return"): continue
         p = sig.parameters.get(k)
+        if p is not None and p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and _star_docment(obj, k): continue
         if k not in fields and p is not None and p.annotation is p.empty and p.kind not in (p.VAR_POSITIONAL,
                                                                                               p.VAR_KEYWORD):
             out.append(f"{title}.{k}: no type")
         if not ((fields[k].metadata.get("why") if k in fields else None) or v["docment"]):
             out.append(f"{title}.{k}: no description")
     return out
+
+def _star_docment(obj, name: str) -> bool:
+    "Whether `*name` / `**name` carries a `# comment` in the source (docments reads no comment on a starred parameter)."
+    try: src = inspect.getsource(obj.__init__ if isinstance(obj, type) else obj)
+    except (OSError, TypeError): return False
+    return re.search(rf"\*{{1,2}}{re.escape(name)}\b[^#\n]*#\s*\S", src) is not None
 
 def entries():
     "(notebook stem, title, object) of every public definition the site documents, in page order."

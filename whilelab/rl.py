@@ -101,7 +101,8 @@ async def reset_async(self: SituationEnvironment,
                       situation_id: Optional[str] = None,  # the situation to play (instead of `seed`)
                       phrasing: int = 0,                   # which of the person's wordings
                       sample: int = 0,                     # which sample of it
-                      **kwargs: Any) -> TurnObservation:
+                      **kwargs: Any                        # what OpenEnv's server passes on; unused
+                    ) -> TurnObservation:
     "Start an episode: the situation's world forked, the person's opening words."
     ids = list(self.situations)
     sid = situation_id or ids[(seed or 0) % len(ids)]
@@ -147,7 +148,8 @@ def _graded(self: SituationEnvironment, obs: TurnObservation) -> TurnObservation
 async def step_async(self: SituationEnvironment,
                      action: ToolAction,                  # a tool call, or words to the person
                      timeout_s: Optional[float] = None,   # unused: the sandbox answers at once
-                     **kwargs: Any) -> TurnObservation:
+                     **kwargs: Any                        # what OpenEnv's server passes on; unused
+                    ) -> TurnObservation:
     "The agent's turn; the world or the person answers. The last turn carries whilelab's grade as its reward."
     ep = self._ep
     if ep is None or ep.row is not None:
