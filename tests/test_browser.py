@@ -243,7 +243,11 @@ def test_the_panel_never_disagrees_with_itself(tmp_path):
         run.click()
         assert wait_file(root / "at1.json")["batch"] == 1            # the second presses played nothing
         for n in (1, 2):
-            assert step.is_disabled() and run.is_disabled() and not pause.is_disabled()
+            # the kernel has started batch n; the page shows it a moment later, whole: wait for that state, then check
+            page.wait_for_function(
+                """([b, n]) => b[0].disabled && b[1].disabled && !b[2].disabled &&
+                               document.querySelector('.wl-status').innerText.includes(`batch ${n},`)""",
+                arg=[[step.element_handle(), run.element_handle(), pause.element_handle()], n], timeout=60_000)
             assert _agree(page) == n and page.evaluate(BROKEN) == 0   # status and both figures: the same batch
             assert page.locator(".widget-label", has_text=" of 160 rollouts").count() == 1   # the progress bars
             assert page.locator(".widget-label", has_text="batches without a new signature").count() == 1
