@@ -4,7 +4,7 @@
 
 # %% ../nbs/22_bridge.ipynb #63c06149
 from __future__ import annotations
-import asyncio, contextlib, importlib.util, inspect, json, keyword, re, threading, types, typing, weakref
+import asyncio, contextlib, inspect, json, keyword, re, threading, types, typing, weakref
 from dataclasses import dataclass
 from fastcore.basics import patch
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,8 +16,8 @@ from .world import Schema
 from .standins import ScriptedAgent
 
 # %% auto #0
-__all__ = ['EXTRAS', 'BridgeOptions', 'py_type', 'signature_of', 'docstring_of', 'tool_function', 'Toolbox', 'Bridged', 'bridge',
-           'StandinModel', 'serve_standin', 'to_items', 'need_extra']
+__all__ = ['BridgeOptions', 'py_type', 'signature_of', 'docstring_of', 'tool_function', 'Toolbox', 'Bridged', 'bridge',
+           'StandinModel', 'serve_standin', 'to_items']
 
 # %% ../nbs/22_bridge.ipynb #40cc15b1
 @named
@@ -348,15 +348,3 @@ def to_items(messages: list[dict]  # chat-completions messages (what a run funct
             out.append({"type": "function_call", "call_id": c["id"], "name": c["function"]["name"],
                         "arguments": c["function"]["arguments"]})
     return out
-
-# %% ../nbs/22_bridge.ipynb #efcd258a
-EXTRAS = {"agents": "openai-agents", "langgraph": "langgraph langchain-openai", "otel": "opentelemetry-sdk"}
-
-def need_extra(module: str,  # the module a feature imports, e.g. 'agents'
-               extra: str    # the whilelab extra that installs it, e.g. 'agents'
-              ):
-    "Import `module`, or an ImportError naming the extra to install."
-    if importlib.util.find_spec(module) is None:
-        raise ImportError(f"this needs {module!r}, which is not installed. Fix: pip install 'whilelab[{extra}]' "
-                          f"(or pip install {EXTRAS.get(extra, module)})")
-    return importlib.import_module(module)

@@ -20,17 +20,19 @@ __all__ = ['EXTRAS', 'need', 'to_chat', 'from_chat', 'eval_sample', 'inspect_log
 
 # %% ../nbs/19_inspect.ipynb #e9e651b1
 # the module an integration imports -> the whilelab extra that installs it
-EXTRAS = {"inspect_ai": "inspect", "openenv": "openenv"}
+EXTRAS = {"inspect_ai": "inspect", "openenv": "openenv", "agents": "agents", "langgraph": "langgraph",
+          "langchain_openai": "langgraph", "opentelemetry": "otel"}   # top module -> the extra that installs it
 
-def need(module: str,  # the module to import, e.g. 'inspect_ai.log'
-         what: str     # what needs it, for the error
+def need(module: str,         # the module to import, e.g. 'inspect_ai.log'
+         what: str,           # what needs it, for the error
+         extra: str | None = None  # the extra that installs it (default: looked up in `EXTRAS`)
         ):
     "Import `module` for `what`, or an ImportError naming the whilelab extra that installs it."
     top = module.split(".")[0]
     try: return importlib.import_module(module)
     except ImportError as e:
         raise ImportError(f"{what} needs {top}, which is not installed ({e}). "
-                          f"Fix: pip install 'whilelab[{EXTRAS.get(top, top)}]'") from None
+                          f"Fix: pip install 'whilelab[{extra or EXTRAS.get(top, top)}]'") from None
 
 # %% ../nbs/19_inspect.ipynb #8c7c2f85
 _PLAIN = ("role", "content", "tool_calls", "tool_call_id", "name")   # what Inspect's messages hold themselves
