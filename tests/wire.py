@@ -113,6 +113,29 @@ def check_messages(body: dict):
                 raise Refused(f"{where}.type: unknown content block type {b.get('type')!r}")
 
 
+def strict_schema_problem(s, path: str = "parameters"):
+    """Where a strict function schema breaks the structured-outputs rules (every object closes with
+    `additionalProperties: false` and requires every property it lists), or None."""
+    if isinstance(s, list):
+        return next(filter(None, (strict_schema_problem(x, f"{path}[{i}]") for i, x in enumerate(s))), None)
+    if not isinstance(s, dict):
+        return None
+    if s.get("type") == "object" or "properties" in s:
+        if s.get("additionalProperties") is not False:
+            return f"In context={path}, 'additionalProperties' is required to be supplied and to be false."
+        if sorted(s.get("required", [])) != sorted(s.get("properties", {})):
+            return (f"In context={path}, 'required' is required to be supplied and to be an array including every "
+                    "key in properties.")
+    for k in ("properties", "$defs", "definitions"):
+        for name, sub in (s.get(k) or {}).items():
+            if (w := strict_schema_problem(sub, f"{path}.{k}.{name}")):
+                return w
+    for k in ("items", "anyOf", "oneOf", "allOf"):
+        if k in s and (w := strict_schema_problem(s[k], f"{path}.{k}")):
+            return w
+    return None
+
+
 def check_chat(body: dict):
     "Refuse a chat-completions request the way an OpenAI-compatible server does."
     for f in ("model", "messages"):
@@ -124,6 +147,9 @@ def check_chat(body: dict):
             t.get("type") == "function" and NAME.match(str(t.get("function", {}).get("name", ""))),
             f"Invalid 'tools[{i}].function.name': string does not match pattern '^[a-zA-Z0-9_-]{{1,64}}$'.",
         )
+        if t.get("function", {}).get("strict"):
+            w = strict_schema_problem(t["function"].get("parameters"))
+            _need(w is None, f"Invalid schema for function '{t['function'].get('name')}': {w}")
     pending = set()
     for i, m in enumerate(msgs):
         role = m.get("role")

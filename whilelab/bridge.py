@@ -4,20 +4,20 @@
 
 # %% ../nbs/22_bridge.ipynb #63c06149
 from __future__ import annotations
-import asyncio, contextlib, inspect, json, keyword, re, threading, types, typing, weakref
+import asyncio, contextlib, inspect, json, keyword, re, socket, threading, time, types, typing, weakref
 from dataclasses import dataclass
 from fastcore.basics import patch
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from .core import Tool, AgentSpec, canonical_json, stable_hash, tools as as_tools
 from .defaults import named, _d
-from .rollout import assistant_msg, Ctx, _arguments
-from .backends import to_openai
+from .rollout import assistant_msg, Ctx, _arguments, add_usage
+from .backends import to_openai, PRICES, _usage
 from .world import Schema
 from .standins import ScriptedAgent
 
 # %% auto #0
-__all__ = ['BridgeOptions', 'py_type', 'signature_of', 'docstring_of', 'tool_function', 'Toolbox', 'Bridged', 'bridge',
-           'StandinModel', 'serve_standin', 'to_items']
+__all__ = ['BridgeOptions', 'py_type', 'signature_of', 'docstring_of', 'tool_function', 'Toolbox', 'usage_of', 'Bridged',
+           'bridge', 'StandinModel', 'serve_standin', 'to_items', 'mcp_server', 'serve_mcp_http']
 
 # %% ../nbs/22_bridge.ipynb #40cc15b1
 @named
@@ -33,17 +33,39 @@ class BridgeOptions:
 # %% ../nbs/22_bridge.ipynb #5aeefaf3
 _PY = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict, "null": type(None)}
 
-def py_type(s: dict  # a JSON Schema
+def py_type(s: dict,              # a JSON Schema
+            name: str = "Object"  # the class name of the `TypedDict` an object with properties becomes
            ):
-    "The Python type hint a framework reads back as JSON Schema `s`."
+    "The Python type hint a framework reads back as JSON Schema `s`; an object with properties is a `TypedDict`."
     if not isinstance(s, dict) or not s: return typing.Any
-    if s.get("enum") and all(isinstance(v, (str, int, bool)) for v in s["enum"]): return typing.Literal[tuple(s["enum"])]
+    if isinstance(s.get("const"), (str, int, bool)): return typing.Literal[s["const"]]
+    if s.get("enum") and all(isinstance(v, (str, int, bool)) for v in s["enum"]):
+        return typing.Literal[tuple(s["enum"])]
     for k in ("anyOf", "oneOf"):
-        if k in s: return typing.Union[tuple(py_type(x) for x in s[k])]
+        if k in s: return typing.Union[tuple(py_type(x, f"{name}{i}") for i, x in enumerate(s[k]))]
     t = s.get("type")
-    if isinstance(t, list): return typing.Union[tuple(py_type({**s, "type": x}) for x in t)]
-    if t == "array": return list[py_type(s["items"])] if isinstance(s.get("items"), dict) and s["items"] else list
+    if isinstance(t, list): return typing.Union[tuple(py_type({**s, "type": x}, name) for x in t)]
+    if t == "array":
+        return list[py_type(s["items"], name + "Item")] if isinstance(s.get("items"), dict) and s["items"] else list
+    if t in ("object", None) and isinstance(s.get("properties"), dict) and s["properties"]: return _typed_dict(s, name)
     return _PY.get(t, typing.Any)
+
+# %% ../nbs/22_bridge.ipynb #26a3fa54
+def _typed_dict(s: dict, name: str) -> type:
+    "A `TypedDict` named `name` for object schema `s`: its required keys as typed, the others optional (or None)."
+    from typing_extensions import TypedDict, Required, NotRequired     # pydantic reads these on Python < 3.12
+    try: from pydantic import Field
+    except ImportError: Field = None
+    req, fields = set(s.get("required") or []), {}
+    for k, v in s["properties"].items():
+        h = py_type(v, name + "".join(w.capitalize() for w in re.split(r"[\W_]+", k)))
+        if k not in req and h is not typing.Any: h = typing.Optional[h]
+        said = v.get("description") if isinstance(v, dict) else None
+        if said and Field is not None: h = typing.Annotated[h, Field(description=" ".join(str(said).split()))]
+        fields[k] = Required[h] if k in req else NotRequired[h]
+    td = TypedDict(name, fields)
+    td.__module__, td.__doc__ = __name__, s.get("description") or None
+    return td
 
 # %% ../nbs/22_bridge.ipynb #c7546900
 def _identifier(p: str, taken: set) -> str:
@@ -62,7 +84,7 @@ def signature_of(t: Tool  # a tool
     req, taken, names, ps = set(t.required), set(), {}, []
     for p, s in sorted(t.params.items(), key=lambda kv: kv[0] not in req):     # a default may not come first
         n = _identifier(p, taken); names[n] = p
-        h = py_type(s)
+        h = py_type(s, "".join(w.capitalize() for w in re.split(r"[\W_]+", f"{t.api_name}_{p}")))
         ps.append(inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=h) if p in req else
                   inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=h | None
                                     if h is not typing.Any else h, default=None))
@@ -80,6 +102,16 @@ def docstring_of(t: Tool,          # a tool
         lines.append(f"    {back.get(p, p)}: {said}")
     return "\n".join(lines)
 
+# %% ../nbs/22_bridge.ipynb #079ad0e5
+def _unset_dropped(v, s: dict):
+    "`v` without the `None` of keys object schema `s` does not require (at any depth): as if left out."
+    if not isinstance(s, dict): return v
+    if isinstance(v, dict) and isinstance(s.get("properties"), dict):
+        req = set(s.get("required") or [])
+        return {k: _unset_dropped(x, s["properties"].get(k)) for k, x in v.items() if not (x is None and k not in req)}
+    if isinstance(v, list) and isinstance(s.get("items"), dict): return [_unset_dropped(x, s["items"]) for x in v]
+    return v
+
 # %% ../nbs/22_bridge.ipynb #d55e2052
 def tool_function(t: Tool,           # the tool
                   ask: typing.Callable,  # `ask(name, arguments)`: the world's answer to a call (awaitable unless sync)
@@ -90,7 +122,8 @@ def tool_function(t: Tool,           # the tool
     req = set(t.required)
     def args_of(a, kw) -> dict:
         bound = sig.bind(*a, **kw)
-        return {names[k]: v for k, v in bound.arguments.items() if not (v is None and names[k] not in req)}
+        return {names[k]: _unset_dropped(v, t.params[names[k]]) for k, v in bound.arguments.items()
+                if not (v is None and names[k] not in req)}
     if sync:
         def f(*a, **kw): return ask(t.name, args_of(a, kw))
     else:
@@ -112,22 +145,66 @@ class Toolbox(list):
                 ):
         self.async_ = [tool_function(t, ask) for t in tools]
         self.sync = [tool_function(t, ask_sync, sync=True) for t in tools]
-        self.schemas = [t.to_openai() for t in tools]
+        self.schemas, self.ask, self.mcp_url = [t.to_openai() for t in tools], ask, None
         super().__init__(self.sync if sync else self.async_)
     def by_name(self, name: str):
         "The callable named `name` (a tool's name or the name models see)."
         return next(f for f in self if name in (f.tool.name, f.__name__))
 
+# %% ../nbs/22_bridge.ipynb #e7c06211
+def _free_form(s: dict, path: str) -> str | None:
+    "Where in schema `s` (at `path`) an object lists no properties: what a strict schema cannot say; None if nowhere."
+    if not isinstance(s, dict): return None
+    for x in [*s.get("anyOf", []), *s.get("oneOf", [])]:
+        if (w := _free_form(x, path)): return w
+    ts = s.get("type") if isinstance(s.get("type"), list) else [s.get("type")]
+    if "object" in ts and not s.get("properties"): return path
+    if "array" in ts and isinstance(s.get("items"), dict) and (w := _free_form(s["items"], path + "[]")): return w
+    for k, v in (s.get("properties") or {}).items():
+        if (w := _free_form(v, f"{path}.{k}")): return w
+    return None
+
+# %% ../nbs/22_bridge.ipynb #d2442bc8
+@patch
+def function_tools(self: Toolbox,
+                   strict: bool | None = True  # strict schemas (`strict_mode`); None: where a tool's schema allows
+                  ) -> list:
+    "The tools as the OpenAI Agents SDK's `FunctionTool`s (`agents.function_tool` of each callable)."
+    from whilelab.interop import need
+    agents = need("agents", "Toolbox.function_tools")
+    out = []
+    for f in self:
+        where = next(filter(None, (_free_form(s, p) for p, s in f.tool.params.items())), None)
+        if where and strict:
+            raise ValueError(f"tool {f.tool.name!r}: parameter {where!r} is a free-form object (its schema lists no "
+                             "properties), which the OpenAI Agents SDK's strict schemas cannot express. Fix: "
+                             "tools.function_tools(strict=False) or strict=None (strict where a tool allows: "
+                             "agents.function_tool(f, strict_mode=False) for this one), or list the properties of "
+                             f"{where!r} in the tool's schema")
+        try: out.append(agents.function_tool(f, strict_mode=bool(strict if strict is not None else not where)))
+        except agents.exceptions.UserError as e:
+            raise ValueError(f"tool {f.tool.name!r}: the OpenAI Agents SDK cannot build its strict schema ({e}). Fix: "
+                             "tools.function_tools(strict=False)") from None
+    return out
+
 # %% ../nbs/22_bridge.ipynb #812ba115
 class _Turn:
     "One person turn of a framework agent: its run in a task, its tool calls handed to the runner and answered back."
-    def __init__(self, run, messages: list, spec: AgentSpec, opts: BridgeOptions, is_async: bool):
-        self.loop, self.opts, self.waiting, self.pending = asyncio.get_running_loop(), opts, [], {}
+    def __init__(self, agent, messages: list, spec: AgentSpec):
+        self.loop, self.opts, self.prices = asyncio.get_running_loop(), agent.opts, agent.prices
+        self.waiting, self.pending = [], {}
         self.n = sum(len(m.get("tool_calls") or []) for m in messages)     # call ids go on from the conversation's
         self.arrived = asyncio.Event()
-        box = Toolbox(spec.tools, self.ask, self.ask_sync, sync=not is_async)
+        self.box = box = Toolbox(spec.tools, self.ask, self.ask_sync, sync=not agent.is_async)
         said = to_openai(messages, names=spec.api_names())
-        self.task = asyncio.ensure_future(run(said, box) if is_async else asyncio.to_thread(run, said, box))
+        go = (lambda: agent.run(said, box)) if agent.is_async else (lambda: asyncio.to_thread(agent.run, said, box))
+        self.task = asyncio.ensure_future(self.served(go) if agent.mcp else go())
+
+    async def served(self, go):
+        "The run, the tools served over MCP (streamable HTTP) at `tools.mcp_url` while it lasts."
+        async with serve_mcp_http(self.box.mcp()) as url:
+            self.box.mcp_url = url
+            return await go()
 
     async def ask(self, name: str, args: dict) -> str:
         "The world's answer to a call the framework made (on any thread and loop)."
@@ -161,7 +238,7 @@ async def next(self: _Turn) -> dict:
         waiter = asyncio.ensure_future(self.arrived.wait())
         try: await asyncio.wait({self.task, waiter}, return_when=asyncio.FIRST_COMPLETED)
         finally: waiter.cancel()
-    if not self.waiting: return _final(self.task.result())
+    if not self.waiting: return _final(self.task.result(), self.prices)
     quiet = 0
     while quiet < self.opts.settle_ticks:      # calls started together (asyncio.gather) arrive within a few turns
         n = len(self.waiting); await asyncio.sleep(0)
@@ -181,14 +258,62 @@ def answer(self: _Turn,
         fut = self.pending.pop(m["tool_call_id"], None)
         if fut is not None and not fut.done(): fut.set_result(m["content"])
 
+# %% ../nbs/22_bridge.ipynb #2ae0fc56
+def _messages_of(out) -> list | None:
+    "The messages of a LangGraph state (`{'messages': [...]}`, no `content` of its own), else None."
+    if isinstance(out, dict) and "content" not in out and isinstance(out.get("messages"), list): return out["messages"]
+    return None
+
+# %% ../nbs/22_bridge.ipynb #804cdcaa
+def _reported(out) -> list[tuple]:
+    "(model, input tokens, output tokens, cached input tokens) of each model call a framework's result reports."
+    if hasattr(out, "raw_responses"):               # the OpenAI Agents SDK's RunResult: one response per model call
+        m = getattr(getattr(out, "last_agent", None), "model", None)
+        model = m if isinstance(m, str) else getattr(m, "model", None) or ""
+        return [(model, u.input_tokens or 0, u.output_tokens or 0,
+                 getattr(getattr(u, "input_tokens_details", None), "cached_tokens", 0) or 0)
+                for u in (r.usage for r in out.raw_responses) if u is not None]
+    said = []
+    for m in (out if isinstance(out, list) else _messages_of(out)) or []:
+        u = getattr(m, "usage_metadata", None)      # LangChain's AIMessage (what LangGraph's model nodes add)
+        if not u: continue
+        said.append(((getattr(m, "response_metadata", None) or {}).get("model_name") or "", u.get("input_tokens", 0),
+                     u.get("output_tokens", 0), (u.get("input_token_details") or {}).get("cache_read", 0) or 0))
+    return said
+
+# %% ../nbs/22_bridge.ipynb #e228d365
+def usage_of(out: object,           # a framework's result: the OpenAI Agents SDK's `RunResult`, a LangGraph state
+             prices: dict = PRICES  # USD per million tokens by model id
+            ) -> dict | None:
+    "The usage of every model call `out` reports, priced, as a row's usage entry; None when it reports none."
+    total = None
+    for model, i, o, cached in _reported(out):     # input tokens count the cached ones too: they are priced apart
+        total = add_usage(total, _usage(model, i - cached, o, prices, cache_read=cached))
+    return total
+
+# %% ../nbs/22_bridge.ipynb #d70aeaa8
+def _text_of(content) -> str:
+    "Chat content as text: a string, or the text parts of a list."
+    if isinstance(content, list): return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content or ""
+
 # %% ../nbs/22_bridge.ipynb #77ad8323
-def _final(out) -> dict:
-    "The framework's reply as an assistant turn: its text, or a dict with `content` (and `_meta`: usage)."
+def _final(out, prices: dict = PRICES) -> dict:
+    """The framework's reply as an assistant turn: its text, its own result (text and the usage it reports), or a dict
+    with `content` (and `_meta`: usage)."""
     if out is None or isinstance(out, str): return assistant_msg(out or "")
+    msgs = _messages_of(out)
+    if hasattr(out, "final_output") or msgs is not None:     # the framework's own result
+        said = out.final_output if msgs is None else msgs[-1] if msgs else None
+        if msgs: said = _text_of(said.get("content") if isinstance(said, dict) else getattr(said, "content", None))
+        u = usage_of(out, prices)
+        return {**assistant_msg(said if isinstance(said, str) else "" if said is None else str(said)),
+                **({"_meta": {"usage": u}} if u else {})}
     if isinstance(out, dict) and isinstance(out.get("content", ""), (str, type(None))):
         return {**assistant_msg(out.get("content") or ""), **({"_meta": out["_meta"]} if "_meta" in out else {})}
-    raise TypeError(f"a bridged agent's run returned {type(out).__name__}. Fix: return its final text (e.g. the "
-                    "framework's `final_output`), or {'content': text, '_meta': {'usage': {...}}}")
+    raise TypeError(f"a bridged agent's run returned {type(out).__name__}. Fix: return the framework's result (e.g. "
+                    "the OpenAI Agents SDK's RunResult, LangGraph's final state), its final text (`final_output`), or "
+                    "{'content': text, '_meta': {'usage': {...}}}")
 
 # %% ../nbs/22_bridge.ipynb #9ce85252
 class Bridged:
@@ -198,12 +323,14 @@ class Bridged:
                  name: str | None = None,        # its name in rows (default: the function's)
                  family: str = "custom",         # its model family (a judge must be of another)
                  sampling: dict | None = None,   # sampling settings, recorded on rows
-                 opts: BridgeOptions | None = None):  # how calls made together are grouped
+                 opts: BridgeOptions | None = None,  # how calls made together are grouped
+                 mcp: bool = False,   # also serve the tools over MCP for each turn, at `tools.mcp_url`
+                 prices: dict = PRICES):  # USD per million tokens by model id, for the usage a framework reports
         if not callable(run):
             raise TypeError(f"bridge needs a function run(messages, tools), got {type(run).__name__}. Fix: wrap your "
                             "framework agent: async def run(messages, tools): ... return final_text")
         self.run, self.name, self.family = run, name or getattr(run, "__name__", "bridged"), family
-        self.sampling, self.opts = dict(sampling or {}), opts or BridgeOptions()
+        self.sampling, self.opts, self.mcp, self.prices = dict(sampling or {}), opts or BridgeOptions(), mcp, prices
         self.is_async = inspect.iscoroutinefunction(run) or inspect.iscoroutinefunction(getattr(run, "__call__", None))
 
     async def respond(self,
@@ -216,7 +343,7 @@ class Bridged:
             turn.answer(messages)
         else:
             if turn is not None: turn.cancel()
-            turn = ctx.cache["bridge"] = _Turn(self.run, messages, ctx.spec, self.opts, self.is_async)
+            turn = ctx.cache["bridge"] = _Turn(self, messages, ctx.spec)
             weakref.finalize(ctx, turn.cancel)      # a turn still waiting when the rollout is over
         try: out = await turn.next()
         except BaseException:
@@ -226,17 +353,11 @@ class Bridged:
 
 # %% ../nbs/22_bridge.ipynb #eaf9f9d5
 def bridge(run: typing.Callable | None = None,  # `run(messages, tools)` -> the agent's final text; sync or async
-           **kw        # `Bridged`'s: name, family, sampling, opts
+           **kw        # `Bridged`'s: name, family, sampling, opts, mcp, prices
           ):
     "A framework agent with its own tool loop as a whilelab agent; usable as a decorator (`@bridge(family=...)`)."
     if run is None: return lambda f: Bridged(f, **kw)
     return Bridged(run, **kw)
-
-# %% ../nbs/22_bridge.ipynb #d70aeaa8
-def _text_of(content) -> str:
-    "Chat content as text: a string, or the text parts of a list."
-    if isinstance(content, list): return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
 
 # %% ../nbs/22_bridge.ipynb #8f564a34
 class StandinModel:
@@ -348,3 +469,53 @@ def to_items(messages: list[dict]  # chat-completions messages (what a run funct
             out.append({"type": "function_call", "call_id": c["id"], "name": c["function"]["name"],
                         "arguments": c["function"]["arguments"]})
     return out
+
+# %% ../nbs/22_bridge.ipynb #852fc0f9
+def mcp_server(tools: list,            # the tools to list (`Tool`s)
+               ask: typing.Callable,   # async `ask(name, arguments)`: the answer to a call (a `Toolbox`'s `.ask`)
+               name: str = "whilelab"  # the server's name, as its clients see it
+              ):
+    "An MCP server whose `tools/list` gives `tools` with their JSON Schemas and whose `tools/call` is `ask`'s answer."
+    from whilelab.interop import need
+    need("mcp", "the bridge's MCP server")
+    from mcp.server import Server
+    import mcp.types as mt
+    by = {t.api_name: t for t in tools}
+    listed = [mt.Tool(name=t.api_name, description=t.description or t.name.replace("_", " "),
+                      input_schema=t.input_schema) for t in tools]
+    async def list_tools(ctx, params): return mt.ListToolsResult(tools=listed)
+    async def call_tool(ctx, params):
+        t = by.get(params.name)
+        said = await ask(t.name if t else params.name, dict(params.arguments or {}))
+        return mt.CallToolResult(content=[mt.TextContent(type="text", text=said)])
+    return Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
+
+# %% ../nbs/22_bridge.ipynb #d7466aec
+@contextlib.asynccontextmanager
+async def serve_mcp_http(server  # an MCP server (`mcp_server`, or any `mcp.server.Server`)
+                        ):
+    "Serve `server` over MCP's streamable HTTP on an ephemeral port of 127.0.0.1, on this event loop; yields its URL."
+    import uvicorn
+    app = server.streamable_http_app(json_response=True, stateless_http=True)  # a reply per request: no stream held
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # else each small reply waits ~40 ms for an ACK
+    sock.bind(("127.0.0.1", 0))
+    srv = uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="on"))
+    srv.config.load(); srv.lifespan = srv.config.lifespan_class(srv.config)
+    try:
+        await srv.startup(sockets=[sock])
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    finally:
+        for s in srv.servers: s.close()
+        sock.close()
+        for c in list(srv.server_state.connections): c.shutdown(); c.transport.close()   # its user is done
+        for t in list(srv.server_state.tasks): t.cancel()
+        if srv.started: await srv.lifespan.shutdown()
+
+# %% ../nbs/22_bridge.ipynb #2e19e061
+@patch
+def mcp(self: Toolbox,
+        name: str = "whilelab"  # the server's name, as its clients see it
+       ):
+    "The tools as an MCP server (`mcp_server`) whose calls go where the callables' go: the situation's world."
+    return mcp_server([f.tool for f in self.async_], self.ask, name)
