@@ -492,7 +492,7 @@ def mcp_server(tools: list,            # the tools to list (`Tool`s)
 
 # %% ../nbs/22_bridge.ipynb #d7466aec
 @contextlib.asynccontextmanager
-async def serve_mcp_http(server  # an MCP server (`mcp_server`, or any `mcp.server.Server`)
+async def serve_mcp_http(server: object  # an MCP server (`mcp_server`, or any `mcp.server.Server`)
                         ):
     "Serve `server` over MCP's streamable HTTP on an ephemeral port of 127.0.0.1, on this event loop; yields its URL."
     import uvicorn
@@ -500,7 +500,7 @@ async def serve_mcp_http(server  # an MCP server (`mcp_server`, or any `mcp.serv
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # else each small reply waits ~40 ms for an ACK
     sock.bind(("127.0.0.1", 0))
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="on"))
+    srv = uvicorn.Server(uvicorn.Config(app, log_config=None, log_level="critical", access_log=False, lifespan="on"))
     srv.config.load(); srv.lifespan = srv.config.lifespan_class(srv.config)
     try:
         await srv.startup(sockets=[sock])
