@@ -29,6 +29,9 @@ class BridgeOptions:
                               "they were made", lo=1)
     served_flaw_rate: float = _d(0.0, "share of the served stand-in model's conversations with a flaw: a flaw behind "
                                       "a framework cannot label its row, so none by default", lo=0.0, hi=1.0)
+    served_backlog: int = _d(256, "connections the served stand-in holds waiting to be accepted: a framework opens "
+                                  "one per turn, and the standard library's 5 refused some when 16 rollouts opened "
+                                  "them at once on a loaded machine", lo=1)
 
 # %% ../nbs/22_bridge.ipynb #5aeefaf3
 _PY = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict, "null": type(None)}
@@ -451,7 +454,8 @@ def serve_standin(tools: list | None = None,   # the agent's own tools (see `Sta
             self.send_header("content-type", "application/json"); self.send_header("content-length", str(len(data)))
             self.end_headers(); self.wfile.write(data)
         def log_message(self, *a): pass
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer): request_queue_size = BridgeOptions().served_backlog
+    srv = Server(("127.0.0.1", 0), Handler)
     th = threading.Thread(target=srv.serve_forever, daemon=True); th.start()
     try: yield f"http://127.0.0.1:{srv.server_port}/v1"
     finally: srv.shutdown(); srv.server_close()
