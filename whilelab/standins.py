@@ -501,7 +501,7 @@ ANY_ID_RE = re.compile(r"(?<![\w@.$-])(?:#?[A-Z]{1,3}\d{3,9}|[0-9a-f]{8}(?:-[0-9
 
 # %% ../nbs/12a_standins.ipynb #ab1c0009
 def refit(text: str,          # a real first message
-          said=None,          # the id the person gives for what is at stake (None: they give none)
+          said: str | int | None = None,  # the id the person gives for what is at stake (None: they give none)
           email: str | None = None,  # the person's email (None: they give none)
           own: list = ()      # the ids in `text` that name what is at stake (default: the first id-like token)
          ) -> str:
