@@ -175,3 +175,23 @@ def test_real_first_messages_as_phrasings_on_a_real_domain(tmp_path):
     assert sim.summary()["delivered_fraction"] == 1.0
     h = lambda s: stable_hash([strip_timings(r) for r in s.rows], n=16)
     assert h(sim) == h(run())
+
+
+def test_one_inspect_reader(tmp_path):
+    "A run written as an Inspect log reads back the same calls through from_traces as through interop.from_inspect."
+    pytest.importorskip("inspect_ai")
+    import warnings
+    from whilelab.simulate import simulate
+    from whilelab.defaults import SimOptions
+    from whilelab.interop import from_inspect
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = simulate(options=SimOptions(k_samples=1, n_phrasings=1, search=None), progress=False)
+    p = sim.to_inspect(tmp_path / "run.eval", created="2026-01-01T00:00:00+00:00")
+    rows, got = from_inspect(p), from_traces(p)
+    assert len(got.rows) == len(rows) == len(sim.rows)
+    key = lambda r: [m["content"] for m in r["messages"] if m["role"] == "user"][:1]
+    want = sorted((key(r), [c["tool"] for c in r["calls"]]) for r in rows)
+    assert sorted((key(r), [c["tool"] for c in r["calls"]]) for r in got.rows) == want
+    ok = lambda rs: sum(c["status"] == "ok" for r in rs for c in r["calls"])     # a fault is an error kind in a trace
+    assert ok(got.rows) >= ok(rows)
