@@ -530,6 +530,10 @@ def from_production(self: TemplateUser,
     said = None if stance == "vague" else wrong if stance == "mistaken" else rid
     email = None if self._by_name(ctx) or stance in ("vague", "manipulative") else sit.know.get("email")
     body = refit(text, said, email, ids_in(redact(text), ent, schema) if ent else ())
+    for p, v in sit.goal["details"].items():     # details said as the template says them are production's: out
+        lead = re.match(r".+?(?: is |: )", _details_text({p: v}))
+        if lead: body = re.sub(re.escape(lead.group(0)) + r".+?\.(?=\s|$)", "", body, flags=re.I)
+    body = " ".join(body.split())
     body += "" if not body or body[-1] in ".!?" else "."
     more = [] if said is None or str(said) in body else [f"It's about {ent.replace('_', ' ')} {said}."]
     more += [] if email is None or email in body else [f"My email is {email}."]
