@@ -243,31 +243,40 @@ def trace_row(trace_id: str,       # the trace
             "judge": None, "reward": None}
 
 # %% ../nbs/23_traces.ipynb #9c670f88
+def _text(c) -> str:
+    "A message's content as text: as written, nothing for none, JSON for anything else."
+    return c if isinstance(c, str) else "" if c is None else canonical_json(c)
+
+# %% ../nbs/23_traces.ipynb #9c670f89
 def inspect_steps(path: str | Path  # an Inspect eval log (.eval or .json)
                  ) -> list[tuple]:
-    "(trace id, steps, seconds) of each sample of an Inspect log."
+    """(trace id, steps, seconds) of each sample of an Inspect log, read as `interop.from_inspect` reads one: Inspect's
+    own reader, the messages as chat messages by `interop.from_chat`."""
+    from whilelab.interop import _eval_log, from_chat    # here: interop imports the run machinery
     if importlib.util.find_spec("inspect_ai") is None:
         raise TraceError(path, "the file", "an Inspect log, and inspect_ai is not installed", "pip install inspect-ai")
-    from inspect_ai.log import read_eval_log
-    try: log = read_eval_log(str(path))
+    try: log = _eval_log(path, "from_traces")
     except Exception as e:
         raise TraceError(path, "the log", f"Inspect could not read it ({type(e).__name__}: {redact(str(e))[:200]})",
                          "check the file is a complete .eval or .json log (a run still going writes it at the end)") from None
     out = []
     for smp in log.samples or []:
-        steps, results = [], {}
-        for m in smp.messages:
-            if m.role == "tool": results[m.tool_call_id] = m
-        for m in smp.messages:
-            if m.role in ("user", "assistant"):
-                steps.append({"kind": "llm", "inputs": [(m.role, m.text)] if m.role == "user" else [],
-                              "outputs": [("assistant", m.text)] if m.role == "assistant" else [], "tools": [],
+        said = list(zip(smp.messages, from_chat(smp.messages)))
+        results = {d["tool_call_id"]: (m, d) for m, d in said if d["role"] == "tool"}
+        steps = []
+        for m, d in said:
+            if d["role"] in ("user", "assistant"):
+                text = _text(d["content"])
+                steps.append({"kind": "llm", "inputs": [(d["role"], text)] if d["role"] == "user" else [],
+                              "outputs": [("assistant", text)] if d["role"] == "assistant" else [], "tools": [],
                               "system": str(getattr(m, "model", "") or ""), "usage": {"input_tokens": 0, "output_tokens": 0}})
-            for c in (getattr(m, "tool_calls", None) or []):
-                r = results.get(c.id)
+            for c in d.get("tool_calls") or []:
+                r, rd = results.get(c["id"], (None, None))
                 err = getattr(r, "error", None) if r is not None else "no result"
-                steps.append({"kind": "tool", "name": c.function, "id": c.id, "args": dict(c.arguments or {}),
-                              "result": r.text if r is not None else None,
+                a = c["function"]["arguments"]
+                steps.append({"kind": "tool", "name": c["function"]["name"], "id": c["id"],
+                              "args": dict(a) if isinstance(a, dict) else {} if a in (None, "") else {"input": a},
+                              "result": _text(rd["content"]) if rd is not None else None,
                               "error": f"{err.type}: {err.message}" if hasattr(err, "type") else err,
                               "message": getattr(err, "message", "") if err else "", "schema": None})
         out.append((f"{log.eval.eval_id}/{smp.id}/{smp.epoch}", steps, float(getattr(smp, "total_time", 0) or 0)))
@@ -471,9 +480,9 @@ def plot_gap(gap: xr.Dataset,                       # what `production_gap` retu
         ax.set_xticks(range(gap.sizes[b]), [str(x) for x in gap[b].values], fontsize=7, rotation=60, ha="right")
         ax.set_ylabel(a); ax.set_xlabel(b)
     handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(i)) for i in range(4)]
-    fig.legend(handles, [GAP[i].replace("_", " ") for i in range(4)], loc="upper right", ncol=4, fontsize=8)
+    fig.legend(handles, [GAP[i].replace("_", " ") for i in range(4)], loc="lower center", ncol=4, fontsize=8)
     fig.suptitle(f"{title}: {gap.attrs['production_only']} pairs production only, {gap.attrs['plan_only']} plan only")
-    fig.tight_layout(rect=(0, 0, 1, 0.9))
+    fig.tight_layout(rect=(0, 0.05, 1, 0.94))      # the legend below the panels, clear of the title
     if save is not None: fig.savefig(save, dpi=120)
     return fig
 
