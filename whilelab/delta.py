@@ -174,6 +174,7 @@ def _delta_kind(name: str, r, protected) -> str:
     if r.interval.high < 0: return "vetoed" if name == "pass@1" or name in protected else "fell"
     return "flat"
 
+# %% ../nbs/08_delta.ipynb #c5814c51
 def plot_delta(report: DeltaReport,                  # a `DeltaReport`
                save: str | Path | None = None,       # a path to write the figure to (`save_figure`)
                *,
