@@ -443,6 +443,9 @@ class FigureOptions:
     dpi: int = _d(300, "PNG resolution for print: journals ask for 300 dpi in colour figures", lo=50)
     screen_dpi: int = _d(72, "the panel's live figures: one point a pixel, so a 7 in figure is 504 px wide and "
                              "encodes in a few ms", lo=30)
+    marker_points: int = _d(30, "lines carry a marker at each point while they have this few: one batch still shows",
+                            lo=0)
+    marker_size: float = _d(3.0, "a marker's size in points: seen at a column's width, small beside 8 pt text", lo=0.0)
 
 # %% ../nbs/04_defaults.ipynb #e75ec111
 @named

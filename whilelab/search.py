@@ -646,7 +646,7 @@ def plot_history(hist: xr.Dataset,  # a search's history: `Search.history_datase
     n = hist.sizes["batch"]
     x = np.arange(1, n + 1)                       # batch 1 is the first played, as the panel's status says
     fig, (w, y, c, b) = _history_axes(W, pt)
-    mk = dict(ms=3) if n <= 30 else dict(ms=0)    # markers while there are few points: one batch is still seen
+    mk = dict(ms=o.marker_size if n <= o.marker_points else 0)
     for i, a in enumerate(hist.arm.values):
         style = dict(color=OKABE_ITO[i % len(OKABE_ITO)], marker=ARM_MARKERS.get(str(a), "o"), lw=1, **mk)
         w.plot(x, 100 * hist.weight.sel(arm=a).values, label=str(a), **style)

@@ -399,49 +399,50 @@ def pause(self: SearchPanel):
     t = self._thread
     if t is not None and t is not threading.current_thread(): t.join()
 
-# %% ../nbs/14_widgets.ipynb #27965048
-class _Blit:
-    "A figure drawn in full once, then only its moving artists drawn again over the saved rest: a live PNG in ms."
-    def __init__(self, dpi: int): self.dpi, self.key, self.fig, self.bg = dpi, None, None, None
-
-    def png(self, key, build, update) -> bytes:
-        """PNG bytes of the figure: `build()` -> (figure, moving artists) when `key` (what the axes and layout hang
-        on) changed, else `update(figure)` -> the moving artists, given their new data."""
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from PIL import Image
-        if key != self.key or self.fig is None:
-            fig, moving = build()
-            for a in moving: a.set_animated(True)              # left out of the background
-            fig.set_dpi(self.dpi); FigureCanvasAgg(fig).draw()
-            self.fig, self.key, self.bg = fig, key, fig.canvas.copy_from_bbox(fig.bbox)
-        else: moving = update(self.fig)
-        c = self.fig.canvas
-        c.restore_region(self.bg)
-        for a in moving: a.set_animated(True); self.fig.draw_artist(a)
-        buf = io.BytesIO()
-        Image.frombuffer("RGBA", c.get_width_height(), bytes(c.buffer_rgba()), "raw", "RGBA", 0, 1).save(buf, "png")
-        return buf.getvalue()
-
 # %% ../nbs/14_widgets.ipynb #705d1470
 def _room(v: float, least: int) -> int:
     "Axis room for a growing count: the next power of two, at least `least` (so a live figure rescales rarely)."
     return max(least, 1 << max(0, math.ceil(math.log2(max(v, 1)))))
 
+# %% ../nbs/14_widgets.ipynb #27965048
+class _Blit:
+    """A live figure laid out once, drawn in full only when its axes grow, else only its moving artists drawn again
+    over the saved rest: a PNG in milliseconds."""
+    def __init__(self, dpi: int): self.dpi, self.key, self.room, self.fig, self.bg = dpi, None, None, None, None
+
+    def png(self, key, build, update, room=None) -> bytes:
+        """PNG bytes of the figure: `build()` makes it when `key` (what its layout hangs on) changed; `update(figure)`
+        gives it the new data and limits and returns its moving artists; the rest is drawn again only when `room` (the
+        axes' limits) changed, in the layout made at the build."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from PIL import Image
+        if key != self.key or self.fig is None:
+            fig = build(); fig.set_dpi(self.dpi); FigureCanvasAgg(fig)
+            if fig.get_layout_engine() is not None:    # laid out once: a later draw moves nothing, and costs no layout
+                fig.get_layout_engine().execute(fig); fig.set_layout_engine("none")
+            self.fig, self.key, self.room = fig, key, object()
+        moving, c = update(self.fig), self.fig.canvas
+        for a in moving: a.set_animated(True)          # left out of the saved rest
+        if room != self.room: c.draw(); self.bg, self.room = c.copy_from_bbox(self.fig.bbox), room
+        c.restore_region(self.bg)
+        for a in moving: self.fig.draw_artist(a)
+        buf = io.BytesIO()
+        Image.frombuffer("RGBA", c.get_width_height(), bytes(c.buffer_rgba()), "raw", "RGBA", 0, 1).save(buf, "png")
+        return buf.getvalue()
+
 # %% ../nbs/14_widgets.ipynb #1cd4268c
 @patch
 def _history_png(self: SearchPanel, hist) -> bytes:
-    "The history figure for the panel: drawn in full when its axes must grow, else only its lines and bars."
+    """The history figure for the panel: laid out once for the largest counts the budget allows, drawn in full when
+    its axes grow, else only its lines and bars."""
     import matplotlib.pyplot as plt
     from whilelab.search import plot_history, history_title
     from whilelab.cover import OKABE_ITO
-    n, o = hist.sizes["batch"], self.options
+    n, o, most = hist.sizes["batch"], self.options, _room(self.search.budget, 64)
     room = (_room(n, 8), _room(int(hist.total_rollouts[-1]), 64), _room(int(hist.signatures[-1]) + 1, 16))
-    def moving(fig):
-        w, y, c, b = fig.axes[:4]
-        return [*w.lines, *y.lines, *c.lines, *b.patches, *b.lines, fig._suptitle]
     def build():
-        fig = plot_history(hist, options=o, room=room); plt.close(fig)
-        return fig, moving(fig)
+        fig = plot_history(hist, options=o, room=(most, most, most)); plt.close(fig)   # room for the widest ticks
+        return fig
     def update(fig):
         w, y, c, b = fig.axes[:4]
         x, arms = np.arange(1, n + 1), hist.arm.values
@@ -452,36 +453,47 @@ def _history_png(self: SearchPanel, hist) -> bytes:
         b.lines[0].set_data(x, hist.signatures.values)
         for p in list(b.patches): p.remove()
         b.bar(x, hist.new_signatures.values, color=OKABE_ITO[4], width=0.8)
+        for line in (*w.lines, *y.lines, *c.lines, *b.lines): line.set_markersize(o.marker_size * (n <= o.marker_points))
+        for a_ in (w, y, b): a_.set_xlim(0.4, room[0] + 0.6)
+        c.set_xlim(0, room[1]); b.set_ylim(0, room[2])
         fig._suptitle.set_text(history_title(hist))
-        return moving(fig)
-    return self._history_live.png((room, n <= 30), build, update)
+        return [*w.lines, *y.lines, *c.lines, *b.patches, *b.lines, fig._suptitle]
+    return self._history_live.png(most, build, update, room)
 
 # %% ../nbs/14_widgets.ipynb #b592f732
 @patch
 def _coverage_png(self: SearchPanel, cov) -> bytes:
-    "The coverage heatmap for the panel: drawn in full when its colour bins change, else only its cells and counts."
+    """The coverage heatmap for the panel: laid out once with room for the widest colour-bar labels the budget allows,
+    then only its cells, counts and colour bar drawn again."""
     import matplotlib.pyplot as plt
+    from matplotlib.colors import BoundaryNorm
     from whilelab.cover import plot_coverage, _pair_matrix, _coverage_title, _holes, missing_pairs
+    from whilelab.cover import _count_bins, _bin_labels, _key_height, _font
     *_, M, impossible = _pair_matrix(cov)
     for r, c in impossible: M[r, c] = np.nan
     top = int(np.nanmax(M)) if np.isfinite(M).any() and np.nanmax(M) > 0 else 1
-    unit, room = "rollout" if cov.attrs.get("rollouts") else "cell", _room(top, 8)
-    def moving(fig):
-        ax = fig.axes[0]
-        return [*ax.images, *ax.lines, fig._suptitle, *fig.legends]
+    unit, o, most = "rollout" if cov.attrs.get("rollouts") else "cell", self.options, _room(self.search.budget, 8)
+    bins = _count_bins(_room(top, 8)); labels = _bin_labels(bins)
     def build():
-        fig = plot_coverage(cov, "delivered", numbers=False, options=self.options, count_max=room); plt.close(fig)
+        fig = plot_coverage(cov, "delivered", numbers=False, options=o, count_max=most); plt.close(fig)
         self._cells_blit = fig.axes[0].images[0].get_array().shape == M.shape     # a cell per pair of values
-        return fig, moving(fig)
+        return fig
     def update(fig):
-        im = fig.axes[0].images
-        im[0].set_data(np.ma.masked_where(~(M > 0), M)); im[1].set_data(np.ma.masked_where(M != 0, M))
+        if not self._cells_blit: return []                        # a cell per pair of axes: built anew each time
+        ax, bar = fig.axes[0], next(a._colorbar for a in fig.axes if hasattr(a, "_colorbar"))
+        im, norm = ax.images, BoundaryNorm(bins, 256)
+        im[0].set_data(np.ma.masked_where(~(M > 0), M)); im[0].set_norm(norm)
+        if list(bar.norm.boundaries) != list(bins):                # the colour bins grew: the bar's labels with them
+            bar.mappable.set_norm(norm); bar.set_ticks([b + 0.5 for b in bins[:-1]], labels=labels)
+            upright = _key_height(labels, 0.45 * o.width - 0.1, _font(o.width, o))[1]
+            bar.ax.tick_params(labelrotation=90 if upright else 0); bar.ax.xaxis.set_label_position("top")
+        im[1].set_data(np.ma.masked_where(M != 0, M))
         fig._suptitle.set_text(_coverage_title(cov, "delivered"))
         for t, h in zip(fig.legends[0].get_texts(), _holes(len(impossible), len(missing_pairs(cov)), unit)):
             t.set_text(h.get_label())
-        return moving(fig)
-    key = (room, M.shape, unit) if getattr(self, "_cells_blit", True) else object()
-    return self._coverage_live.png(key, build, update)
+        return [*ax.images, *ax.lines, fig._suptitle, *fig.legends, bar.ax]
+    key = (most, M.shape, unit) if getattr(self, "_cells_blit", True) else object()
+    return self._coverage_live.png(key, build, update, "cells")
 
 # %% ../nbs/14_widgets.ipynb #ef909b82
 @patch
