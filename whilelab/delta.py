@@ -184,22 +184,25 @@ def plot_delta(report: DeltaReport,                  # a `DeltaReport`
                options: FigureOptions | None = None  # sizes, fonts and resolutions
               ):
     """Forest plot: each metric's mean paired difference (percentage points) with its interval, coloured and marked
-    by what the interval says; the legend below names the kinds, `*` the markers that must not regress."""
+    by what the interval says; the legend below names the kinds, `*` the markers that must not regress, and pass@1,
+    the headline, is in bold."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
     o = options or FigureOptions()
     W = o.width if width is None else float(width)
     pt = _font(W, o)
     names = list(report.results)
+    ms = 2 * o.marker_size                # the estimate is what a forest plot is read by: twice a line's marker
     fig, ax = plt.subplots(figsize=(W, 0.2 * len(names) + 1.6), layout="constrained")
     kinds = [_delta_kind(n, report.results[n], report.must_not_regress) for n in names]
     for y, (n, k) in enumerate(zip(names, kinds)):
         r, (col, mark, _) = report.results[n], _DELTA_KINDS[k]
         ax.plot([100 * r.interval.low, 100 * r.interval.high], [y, y], color=col, lw=1.5)
-        ax.plot(100 * r.diff, y, mark, color=col, ms=6 if n == "pass@1" else 4)
+        ax.plot(100 * r.diff, y, mark, color=col, ms=ms)
     ax.axvline(0, color="k", lw=0.8)
     ax.set_yticks(range(len(names)), [f"{n}{' *' if n in report.must_not_regress else ''}" for n in names])
     ax.set_ylim(len(names) - 0.5, -0.5)
+    for t in ax.get_yticklabels(): t.set_fontweight("bold" if t.get_text() == "pass@1" else "normal")   # the headline
     level = next(iter(report.results.values())).interval.level if names else 0.95
     sep = " " if W >= 5 else "\n"                 # a column's width: the unit on a line of its own
     ax.set_xlabel(f"after - before, mean per task{sep}(percentage points, {level:.0%} interval)", fontsize=pt)
@@ -208,7 +211,8 @@ def plot_delta(report: DeltaReport,                  # a `DeltaReport`
     ax.set_title(f"{report.verdict.upper()}: {tasks} held-out tasks" +
                  (" (* must not regress)" if report.must_not_regress else ""), fontsize=pt)
     shown = [k for k in _DELTA_KINDS if k in kinds]
-    fig.legend([Line2D([], [], color=_DELTA_KINDS[k][0], marker=_DELTA_KINDS[k][1], lw=1.5) for k in shown],
+    fig.legend([Line2D([], [], color=_DELTA_KINDS[k][0], marker=_DELTA_KINDS[k][1], ms=ms, lw=1.5)
+                for k in shown],
                [_DELTA_KINDS[k][2] for k in shown], loc="outside lower center", ncol=len(shown) if W >= 5 else 2, fontsize=pt, frameon=False,
                handlelength=1.5, columnspacing=1)
     if save: save_figure(fig, save, format, dpi)
