@@ -213,7 +213,7 @@ def plot_delta(report: DeltaReport,                  # a `DeltaReport`
     shown = [k for k in _DELTA_KINDS if k in kinds]
     fig.legend([Line2D([], [], color=_DELTA_KINDS[k][0], marker=_DELTA_KINDS[k][1], ms=ms, lw=1.5)
                 for k in shown],
-               [_DELTA_KINDS[k][2] for k in shown], loc="outside lower center", ncol=len(shown) if W >= 5 else 2, fontsize=pt, frameon=False,
-               handlelength=1.5, columnspacing=1)
+               [_DELTA_KINDS[k][2] for k in shown], loc="outside lower center", ncol=len(shown) if W >= 5 else 2,
+               fontsize=pt, frameon=False, handlelength=1.5, columnspacing=1)
     if save: save_figure(fig, save, format, dpi)
     return fig
