@@ -421,6 +421,18 @@ def _regex_text(parsed, rng, o: WorldOptions, groups: dict) -> str | None:
 
 # %% ../nbs/04_world.ipynb #dac63afb
 @functools.lru_cache(maxsize=1 << 14)    # the world asks for the same (pattern, key, n) on every sandbox it builds
+def _pattern_drawn(pattern: str, key: str, n: int, o: WorldOptions) -> str | None:
+    "`pattern_value`, kept: a draw is a parse and up to `o.pattern_draws` tries."
+    import re._parser
+    try: parsed, rx = re._parser.parse(pattern), re.compile(pattern)
+    except (re.error, RecursionError): return None
+    rng = rng_for(0, "pattern", pattern, key, n)
+    for _ in range(o.pattern_draws):
+        v = _regex_text(parsed, rng, o, {})
+        if v is not None and rx.search(v): return v
+    return None
+
+# %% ../nbs/04_world.ipynb #79ffb48e
 def pattern_value(pattern: str,                    # a JSON Schema `pattern` (a regular expression a value must contain)
                   key: str,                        # whose values (a field, an entity): part of the draw
                   n: int,                          # which value: a different `n`, (where the pattern has room) another
@@ -428,14 +440,7 @@ def pattern_value(pattern: str,                    # a JSON Schema `pattern` (a 
                  ) -> str | None:
     """A value `pattern` matches (as JSON Schema matches: found anywhere in it), drawn from (pattern, key, n); None if
     no draw of `o.pattern_draws` fits (a lookaround that refuses them all) or the pattern is not a regular expression."""
-    import re._parser
-    try: parsed, rx = re._parser.parse(pattern), re.compile(pattern)
-    except (re.error, RecursionError): return None
-    rng = rng_for(0, "pattern", pattern, str(key), int(n))
-    for _ in range(o.pattern_draws):
-        v = _regex_text(parsed, rng, o, {})
-        if v is not None and rx.search(v): return v
-    return None
+    return _pattern_drawn(pattern, str(key), int(n), o)
 
 # %% ../nbs/04_world.ipynb #1c84891d
 def _made(fmt: str | None) -> bool:
