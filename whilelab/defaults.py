@@ -452,6 +452,8 @@ class FigureOptions:
     marker_points: int = _d(30, "lines carry a marker at each point while they have this few: one batch still shows",
                             lo=0)
     marker_size: float = _d(3.0, "a marker's size in points: seen at a column's width, small beside 8 pt text", lo=0.0)
+    gap_margin: float = _d(1.8, "inches of a gap figure's width and height left to its labels, title and legend: the "
+                                "longest tool and condition names at 8 pt", lo=0.0)
 
 # %% ../nbs/04_defaults.ipynb #e75ec111
 @named
