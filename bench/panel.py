@@ -4,10 +4,10 @@ anew each batch as a plain notebook would, and the print figures.
 Run from the project root: `python bench/panel.py [--repeats 3]`. Plays the built-in example's search to its end
 through a `SearchPanel` (no browser: the widgets' values are set as a kernel would). After each batch the same two
 figures are also drawn from scratch and encoded as PNG at the panel's resolution (the peer: `plot_history` and
-`plot_coverage` then `savefig`). Prints per run the first batch (which lays both figures out), then the later batches'
-redraw (median, mean, max, share under 0.3 s) beside the peer's; then the time to draw and write each print figure
-(coverage heatmap, search history) as PNG at 300 dpi and as PDF. Exits non-zero if a median redraw after the first
-batch is not under 0.3 s.
+`plot_coverage` then `savefig`). Prints per run the batches'
+redraw (median, mean, max, share under 0.3 s) beside the peer's, and the panel's construction (which lays both
+figures out before the first batch); then the time to draw and write each print figure
+(coverage heatmap, search history) as PNG at 300 dpi and as PDF. Exits non-zero if a median redraw is not under 0.3 s.
 """
 import argparse, io, statistics, sys, tempfile, time, warnings
 from pathlib import Path
@@ -35,10 +35,11 @@ def from_scratch(s: Search) -> float:
 def panel_run():
     spec = shopfront(); axes = agent_axes(spec)
     plan = covering_array(axes, seed=0)
-    p = SearchPanel(Search(spec, ScriptedAgent(), TemplateUser(), axes, plan, SimOptions(n_phrasings=1, k_samples=2)))
+    search = Search(spec, ScriptedAgent(), TemplateUser(), axes, plan, SimOptions(n_phrasings=1, k_samples=2))
+    t = time.perf_counter(); p = SearchPanel(search); made = time.perf_counter() - t
     peer = []
     while p.step(background=False): peer.append(from_scratch(p.search))
-    return plan.sizes["cell"], np.array(p.redraws), np.array(peer)
+    return plan.sizes["cell"], made, np.array(p.redraws), np.array(peer)
 
 def figures(out: Path):
     sim = simulate(options=SimOptions(k_samples=2), progress=False)
@@ -52,16 +53,15 @@ def main():
     ap = argparse.ArgumentParser(); ap.add_argument("--repeats", type=int, default=3); a = ap.parse_args()
     warnings.filterwarnings("ignore", category=UserWarning)
     medians = []
-    print("run | plan cells | batches | first batch s | later: median s | mean s | max s | under 0.3 s | "
+    print("run | plan cells | panel made s | batches | redraw median s | mean s | max s | under 0.3 s | "
           "peer (anew) median s | ratio")
     for i in range(a.repeats):
-        cells, r, peer = panel_run(); later = r[1:]; medians.append(float(np.median(later)))
-        print(f"{i + 1} | {cells} | {len(r)} | {r[0]:.3f} | {np.median(later):.3f} | {later.mean():.3f} | "
-              f"{later.max():.3f} | {(later < 0.3).mean():.0%} | {np.median(peer):.3f} | "
-              f"{np.median(peer) / np.median(later):.1f}x")
+        cells, made, r, peer = panel_run(); medians.append(float(np.median(r)))
+        print(f"{i + 1} | {cells} | {made:.3f} | {len(r)} | {np.median(r):.3f} | {r.mean():.3f} | {r.max():.3f} | "
+              f"{(r < 0.3).mean():.0%} | {np.median(peer):.3f} | {np.median(peer) / np.median(r):.1f}x")
     figures(Path(tempfile.mkdtemp()))
     m = statistics.median(medians)
-    print(f"\nmedian redraw per batch after the first, over {a.repeats} runs: {m:.3f} s (target < 0.3 s)")
+    print(f"\nmedian redraw per batch over {a.repeats} runs: {m:.3f} s (target < 0.3 s)")
     sys.exit(0 if m < 0.3 else 1)
 
 if __name__ == "__main__": main()

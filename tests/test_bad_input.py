@@ -42,8 +42,17 @@ def tool_dicts():
 def names_the_field(e: SchemaError) -> bool:
     return bool(e.field) and repr(e.field) in str(e) and "Fix:" in str(e)
 
+@pytest.mark.parametrize("where, field", [({"type": []}, "input_schema.type"),
+                                          ({"type": "object", "properties": {"x": {"type": []}}},
+                                           "input_schema.properties.x.type")])
+def test_an_empty_list_of_types_is_refused_naming_the_field(where, field):
+    "Found exploring: `type: []` allows no value; it is refused at intake, naming the field and the fix."
+    with pytest.raises(SchemaError) as e: Tool.from_any({"name": "a", "inputSchema": where})
+    assert e.value.field == field and "empty list of types" in str(e.value) and "Fix:" in str(e.value), str(e.value)
+
 @SETTINGS
 @given(tool_dicts())
+@example({"name": "a", "inputSchema": {"type": []}})        # found exploring (2026-12-05): an IndexError, not a refusal
 def test_any_tool_dict_is_a_tool_or_a_schema_error_naming_the_field(d):
     try: t = Tool.from_any(d)
     except SchemaError as e: assert names_the_field(e), str(e); return

@@ -24,6 +24,12 @@ def test_every_notebook_is_a_page(site):
     pages = {p.stem for p in site.rglob("*.html")}
     assert set(nbs) <= pages and "index" in pages and (site / "search" / "search_index.json").exists()
 
+def test_the_quarto_sidebar_lists_every_notebook():
+    "nbdev_docs builds its navigation from nbs/sidebar.yml: a chapter missing there has no way in."
+    listed = {l.strip()[2:] for l in (ROOT / "nbs" / "sidebar.yml").read_text().splitlines() if l.strip().startswith("- ")}
+    nbs = {str(p.relative_to(ROOT / "nbs")) for p in [*(ROOT / "nbs").glob("*.ipynb"), *(ROOT / "nbs" / "tutorials").glob("*.ipynb")]}
+    assert nbs <= listed, sorted(nbs - listed)
+
 @pytest.mark.skipif(not HAVE_CHROMIUM, reason="Debian chromium is not installed (tests/run.sh installs it)")
 def test_the_site_reads_in_a_browser(site):
     port = free_port()

@@ -1,10 +1,10 @@
 """Every `format` the JSON Schema spec names, on plain and on id parameters, synthesised and accepted back; tree-shaped
 (recursive) schemas the stand-in agent fills; and a search that stops short of its deliverable pairs says so."""
-import json, warnings
+import json, re, warnings
 import jsonschema, pytest
-from whilelab.core import tools
+from whilelab.core import canonical_json, tools
 from whilelab.defaults import SimOptions
-from whilelab.rollout import assistant_msg
+from whilelab.rollout import assistant_msg, strip_timings
 from whilelab.simulate import simulate
 from whilelab.world import Sandbox
 
@@ -108,3 +108,47 @@ def test_a_search_short_of_its_pairs_warns_with_the_reason_the_rows_gave():
     said = next(str(w.message) for w in got if "deliverable pairs undelivered" in str(w.message))
     assert sim.coverage.attrs["fraction"] < 1 and sim.stopped in said
     assert "answered invalid" in said and "missing required argument" in said, said    # the rows' reason, the world's error
+
+# patterns as real schemas write them (ISO 4217 and 3166 codes, E.164 phones, a uuid by pattern, semver, snake-case ids)
+UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+PATTERNS = {"currency": r"^[A-Z]{3}$", "country": r"^[A-Z]{2}$", "phone": r"^\+?[1-9]\d{1,14}$",
+            "plan_version": r"^[0-9]+\.[0-9]+\.[0-9]+$", "postal_code": r"^[A-Za-z0-9\s-]{3,12}$"}
+
+def billing_tools(id_pattern):
+    sid = {"type": "string", "pattern": id_pattern, "description": "The subscription."}
+    fields = {k: {"type": "string", "pattern": p} for k, p in PATTERNS.items()}
+    return tools([
+        {"name": "get_subscription", "description": "Look up a subscription.",
+         "input_schema": {"type": "object", "properties": {"subscription_id": sid}, "required": ["subscription_id"]}},
+        {"name": "change_billing_details", "description": "Change a subscription's billing currency, country and phone.",
+         "input_schema": {"type": "object", "properties": {"subscription_id": sid, **fields},
+                          "required": ["subscription_id", *PATTERNS]}}])
+
+@pytest.mark.parametrize("id_pattern", [UUID, r"^SUB-[A-Z]{2}\d{5}$", r"^[a-z][a-z0-9_]*$"])
+def test_patterns_are_synthesised_said_and_accepted_back(id_pattern):
+    "Every `pattern` value the world makes fits it; ids by pattern are said, read and found; a search reaches every pair."
+    ts = billing_tools(id_pattern)
+    box = Sandbox(ts, seed=5)
+    ids = list(box.records["subscription"])
+    assert ids and all(jsonschema.validate(i, {"type": "string", "pattern": id_pattern}) is None for i in ids), ids
+    for t in ts:
+        args = box.valid_args(t.name)
+        jsonschema.Draft202012Validator(t.input_schema).validate(args)
+        assert box.call(t.name, args)["status"] == "ok", (t.name, args)
+    policy = "Verify the user first. Confirm before changing billing details."
+    sim = simulate(None, ts, policy, SimOptions(n_phrasings=1, k_samples=1), progress=False)
+    a = sim.coverage.attrs
+    assert a["pairs_covered"] == a["pairs_planned"], (sim.stopped, a["pairs_covered"], a["pairs_planned"])
+    sent = [c["function"]["arguments"] for r in sim.rows if not r.get("flaw") for m in r["messages"]
+            for c in m.get("tool_calls") or []]
+    assert sent and all(re.search(PATTERNS[k], v) for s in sent for k, v in s.items() if k in PATTERNS)
+    assert not [c for r in sim.rows if not r.get("flaw") for c in r["calls"] if c["status"] == "invalid"]
+    assert any(c["status"] == "ok" and c["tool"] == "change_billing_details" for r in sim.rows for c in r["calls"])
+    again = simulate(None, ts, policy, SimOptions(n_phrasings=1, k_samples=1), progress=False)
+    same = lambda rows: canonical_json([strip_timings(r) for r in rows])              # wall-clock apart, byte for byte
+    assert same(again.rows) == same(sim.rows), "a second run with the same seed gave other rows"
+
+def test_a_pattern_with_no_room_for_the_worlds_ids_says_so():
+    "Three possible ids and more records than that: a clear error naming the entity, the pattern and the fix, not a hang."
+    with pytest.raises(ValueError, match=r"'subscription'.*no value left.*Fix"):
+        Sandbox(billing_tools(r"^(S1|S2|S3)$"), seed=0)

@@ -68,3 +68,13 @@ def test_delta_report_sets_the_persons_failures_apart():
     apart = {k: v for k, v in rep.excluded.items() if "broke its brief" in k}
     assert apart and all(k.startswith("rows after") for k in apart)
     assert sum(apart.values()) == sum(bool(r.get("person_error")) for r in clean.rows)
+
+def test_the_command_lines_report_names_the_rows_the_person_spoiled(tmp_path, capsys):
+    "What `whilelab run` prints after a run: the rows the person spoiled, by rule, beside the pass rate they are kept from."
+    from whilelab.cli import _print_run
+    sim, _ = _run(k=1)
+    _print_run(sim, tmp_path, 1.0)
+    said = capsys.readouterr().out
+    n = sum(sim.summary()["person_errors"].values())
+    assert f"rows the simulated person spoiled, counted apart from the pass rate: {n} (" in said, said[-600:]
+    assert all(f"{rule} " in said for rule in PLANTED)

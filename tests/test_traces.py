@@ -2,7 +2,7 @@
 tools inferred from calls; the coverage gap; bad input named with the file, the span or line, and the fix."""
 import json, pytest
 from pathlib import Path
-from whilelab.core import shopfront, canonical_json, find_secrets, validate_row, shared_data
+from whilelab.core import shopfront, canonical_json, find_secrets, validate_row, shared_data, tools as as_tools
 from whilelab.traces import from_traces, TraceError, infer_tools, production_gap, gap_pairs, aim, error_kind, phrasings
 from whilelab.axes import default_axes
 from whilelab.cover import covering_array
@@ -129,3 +129,69 @@ def test_bad_input_names_file_span_and_fix(tmp_path, export):
         {"traceId": "ab12", "spanId": "1", "name": "GET /", "attributes": kv({"http.method": "GET"})}]}]}]}))
     with pytest.raises(TraceError, match=r"http\.json: span ab12: no span is a model or tool call.*Fix:"): from_traces(http)
     with pytest.raises(TraceError, match="not found"): from_traces([export, tmp_path / "missing.json"])
+
+
+def test_real_first_messages_as_phrasings_on_a_real_domain(tmp_path):
+    """tau-bench retail: production's first messages, read from traces, open the plan's situations; the ids and email
+    in them are the situation's (production's are gone), each tool's openings are used in turn, secrets never reach a
+    row, and the run is deterministic."""
+    P = shared_data("tau_bench_domains.json", __file__)
+    if P is None: pytest.skip("../shared/data/tau_bench_domains.json not found")
+    from whilelab.simulate import simulate
+    from whilelab.defaults import SimOptions
+    from whilelab.standins import TemplateUser
+    from whilelab.rollout import strip_timings
+    from whilelab.core import stable_hash
+    d = json.loads(P.read_text())["retail"]
+    prod = [("Hi, please cancel order #W9999999, I ordered by mistake. I'm noah.kim5@corp.example " + SECRET,
+             [("cancel_pending_order", {"order_id": "#W9999999", "reason": "ordered by mistake"}, "{}", None)]),
+            ("cancel #W7777777 pls", [("cancel_pending_order", {"order_id": "#W7777777", "reason": "no longer needed"},
+                                       "{}", None)]),
+            ("can you get me the details of my order #W5555555? (item 1008292230) mail: jo.lee@corp.example",
+             [("get_order_details", {"order_id": "#W5555555"}, "{}", None)])]
+    p = tmp_path / "retail.json"; p.write_text(json.dumps(genai_export(prod)))
+    real = phrasings(from_traces(p))
+    assert sorted(real) == ["cancel_pending_order", "get_order_details"] and len(real["cancel_pending_order"]) == 2
+    axes = default_axes(as_tools(d["tools"]), d["policy"]).restrict("tool", list(real))
+    opts = SimOptions(k_samples=1, search=None)
+    run = lambda: simulate(tools=d["tools"], policy=d["policy"], axes=axes, options=opts,
+                           user=TemplateUser(opts.rollout, openings=real), progress=False)
+    sim = run()
+    firsts = {}
+    for r in sim.rows:
+        sit = next(s for s in sim.situations if s.id == r["situation_id"])
+        first = r["messages"][0]["content"]
+        texts = real[sit.goal["tool"]]
+        words = texts[r["phrasing"] % len(texts)].split()[:1]     # production's own words open it ...
+        assert first.split()[:1] == words or first.startswith(("I wrote in", "I already")), (first, words)
+        for gone in ("#W9999999", "#W7777777", "#W5555555", "1008292230", "noah.kim5", "jo.lee"):
+            assert gone not in first, first                   # ... with none of production's facts
+        stance = sit.cell.get("stance")
+        if stance in ("cooperative", "impatient", "multi_request"):    # ... and the situation's own
+            assert sit.know["order_id"] in first and sit.know["email"] in first, first
+        firsts.setdefault(sit.goal["tool"], set()).add(r["phrasing"])
+        assert not find_secrets(canonical_json(r)), first
+    assert firsts == {"cancel_pending_order": {0, 1}, "get_order_details": {0, 1}}
+    assert sim.summary()["delivered_fraction"] == 1.0
+    h = lambda s: stable_hash([strip_timings(r) for r in s.rows], n=16)
+    assert h(sim) == h(run())
+
+
+def test_one_inspect_reader(tmp_path):
+    "A run written as an Inspect log reads back the same calls through from_traces as through interop.from_inspect."
+    pytest.importorskip("inspect_ai")
+    import warnings
+    from whilelab.simulate import simulate
+    from whilelab.defaults import SimOptions
+    from whilelab.interop import from_inspect
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = simulate(options=SimOptions(k_samples=1, n_phrasings=1, search=None), progress=False)
+    p = sim.to_inspect(tmp_path / "run.eval", created="2026-01-01T00:00:00+00:00")
+    rows, got = from_inspect(p), from_traces(p)
+    assert len(got.rows) == len(rows) == len(sim.rows)
+    key = lambda r: [m["content"] for m in r["messages"] if m["role"] == "user"][:1]
+    want = sorted((key(r), [c["tool"] for c in r["calls"]]) for r in rows)
+    assert sorted((key(r), [c["tool"] for c in r["calls"]]) for r in got.rows) == want
+    ok = lambda rs: sum(c["status"] == "ok" for r in rs for c in r["calls"])     # a fault is an error kind in a trace
+    assert ok(got.rows) >= ok(rows)

@@ -44,6 +44,9 @@ def _print_run(sim, out, seconds):
             print("undeliverable plan cells (the agent never reached their tool in "
                   f"{sim.options.search.max_attempts} tries): {s['undeliverable_cells']}")
     if s["pass_rate"] is not None: print(f"pass rate (rule judge): {s['pass_rate']:.1%}")
+    if s["person_errors"]:     # the simulated person broke its brief: those rows say nothing of the agent
+        print(f"rows the simulated person spoiled, counted apart from the pass rate: {sum(s['person_errors'].values())} ("
+              + ", ".join(f"{rule} {n}" for rule, n in s["person_errors"].items()) + ")")
     hist = " history.nc history.png history.pdf" if sim.history is not None else ""
     print(f"\nwrote {out}/: rows.jsonl plan.nc coverage.nc{hist} coverage.png coverage.pdf summary.json")
 

@@ -211,6 +211,9 @@ def _empty_ranges(s: dict) -> dict:
 def _check_values(s: dict, tool: str, path: str):
     "Refuse `s` when its type and ranges leave no value, or no member of its `enum` (or its `const`) fits them."
     declared, empty = _declared(s), _empty_ranges(s)
+    if declared == set():
+        raise SchemaError(tool, f"{path}.type", "an empty list of types allows no value, so no value satisfies this "
+                          "schema", "name at least one type (\"string\", ...), or drop `type`")
     live = (declared if declared is not None else set(JSON_TYPES)) - set(empty)
     if declared is not None and not live:
         key, why, fix = empty[sorted(declared)[0]]

@@ -62,6 +62,8 @@ class _WorldRecords:
                           "gets more digits): a drawn id is taken less than one time in ten", lo=1)
     id_draws: int = _d(64, "ids drawn before a crowded space is searched for a free one instead: at one in ten taken, "
                            "64 draws all taken never happens in practice, and the search always ends", lo=1)
+    id_grow: int = _d(3, "digits a formatted id space (a uuid, a pattern) is searched past its own before it is "
+                         "called full: a thousand times the room, and a pattern with none left says so", lo=1)
     owner_words: tuple = _d(("user", "customer", "account", "member", "client", "passenger"),
                             "a hint only: names of the entity a person proves who they are with, used when the world "
                             "does not show it (no lookup finds it by who a person is, no records point to it)")
@@ -132,6 +134,10 @@ class _WorldValues:
     ref_depth: int = _d(2, "a schema that refers to itself (a tree's node whose children are nodes) is followed this "
                            "many times when a value is made: a tree two levels deep shows the nesting, and the value "
                            "stays finite", lo=0)
+    pattern_repeat: int = _d(3, "a `pattern`'s open repeat (+, *, {2,}) draws at most this many beyond its least: values "
+                                "stay as short as a person would type", lo=0)
+    pattern_draws: int = _d(32, "values drawn for a `pattern` before it is given up (a lookahead may refuse a draw): a "
+                                "plain pattern fits the first", lo=1)
 
 # %% ../nbs/04_defaults.ipynb #f6a1cf35
 @dataclass(frozen=True)
@@ -446,6 +452,8 @@ class FigureOptions:
     marker_points: int = _d(30, "lines carry a marker at each point while they have this few: one batch still shows",
                             lo=0)
     marker_size: float = _d(3.0, "a marker's size in points: seen at a column's width, small beside 8 pt text", lo=0.0)
+    gap_margin: float = _d(1.8, "inches of a gap figure's width and height left to its labels, title and legend: the "
+                                "longest tool and condition names at 8 pt", lo=0.0)
 
 # %% ../nbs/04_defaults.ipynb #e75ec111
 @named

@@ -13,6 +13,8 @@ from .core import stable_hash
 from .stats import paired_test
 from .core import graded_rows, Kept
 from .grade import CONDUCT_RULES, argument_grounding
+from .cover import OKABE_ITO, save_figure, _font
+from .defaults import FigureOptions
 
 # %% auto #0
 __all__ = ['holdout', 'default_markers', 'DeltaReport', 'delta_report', 'plot_delta']
@@ -161,24 +163,57 @@ def delta_report(before: list,                 # graded rows of the agent before
     return DeltaReport(results, verdict, reasons, tuple(must_not_regress), excluded)
 
 # %% ../nbs/08_delta.ipynb #f082cc31
-def plot_delta(report: DeltaReport,  # a `DeltaReport`
-               save: str | Path | None = None  # a path to write the figure to (.png, .pdf, .svg)
+_DELTA_KINDS = {"rose": (OKABE_ITO[2], "^", "rose (interval above 0)"),
+                "vetoed": (OKABE_ITO[5], "v", "fell, vetoes shipping"),
+                "fell": (OKABE_ITO[1], "v", "fell (not protected)"),
+                "flat": ("0.45", "o", "no clear change (interval spans 0)")}
+
+def _delta_kind(name: str, r, protected) -> str:
+    "Which of `_DELTA_KINDS` a metric's paired result is."
+    if r.interval.low > 0: return "rose"
+    if r.interval.high < 0: return "vetoed" if name == "pass@1" or name in protected else "fell"
+    return "flat"
+
+# %% ../nbs/08_delta.ipynb #c5814c51
+def plot_delta(report: DeltaReport,                  # a `DeltaReport`
+               save: str | Path | None = None,       # a path to write the figure to (`save_figure`)
+               *,
+               width: float | None = None,           # inches: `FigureOptions.width` (a page), or e.g. 3.5 (a column)
+               format: str | None = None,            # "pdf", "svg" or "png" (default: `save`'s suffix)
+               dpi: int | None = None,               # PNG resolution (default: `FigureOptions.dpi`)
+               options: FigureOptions | None = None  # sizes, fonts and resolutions
               ):
-    "Forest plot: each metric's mean paired difference with its interval; protected markers that regress in red."
+    """Forest plot: each metric's mean paired difference (percentage points) with its interval, coloured and marked
+    by what the interval says; the legend below names the kinds, `*` the markers that must not regress, and pass@1,
+    the headline, is in bold."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    o = options or FigureOptions()
+    W = o.width if width is None else float(width)
+    pt = _font(W, o)
     names = list(report.results)
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(names) + 1.2))
-    for y, n in enumerate(names):
-        r = report.results[n]
-        bad = r.interval.high < 0 and (n in report.must_not_regress or n == "pass@1")
-        good = r.interval.low > 0
-        col = "#d62728" if bad else "#2ca02c" if good else "#555555"
-        ax.plot([r.interval.low, r.interval.high], [y, y], color=col, lw=2)
-        ax.plot(r.diff, y, "o", color=col, ms=6 if n == "pass@1" else 4)
+    ms = 2 * o.marker_size                # the estimate is what a forest plot is read by: twice a line's marker
+    fig, ax = plt.subplots(figsize=(W, 0.2 * len(names) + 1.6), layout="constrained")
+    kinds = [_delta_kind(n, report.results[n], report.must_not_regress) for n in names]
+    for y, (n, k) in enumerate(zip(names, kinds)):
+        r, (col, mark, _) = report.results[n], _DELTA_KINDS[k]
+        ax.plot([100 * r.interval.low, 100 * r.interval.high], [y, y], color=col, lw=1.5)
+        ax.plot(100 * r.diff, y, mark, color=col, ms=ms)
     ax.axvline(0, color="k", lw=0.8)
-    ax.set_yticks(range(len(names))); ax.set_yticklabels([f"{n}{' *' if n in report.must_not_regress else ''}" for n in names])
-    ax.invert_yaxis(); ax.set_xlabel("after - before, per task (95% interval)")
-    ax.set_title(f"{report.verdict.upper()}  (* must not regress)")
-    fig.tight_layout()
-    if save: fig.savefig(save, dpi=110)
+    ax.set_yticks(range(len(names)), [f"{n}{' *' if n in report.must_not_regress else ''}" for n in names])
+    ax.set_ylim(len(names) - 0.5, -0.5)
+    for t in ax.get_yticklabels(): t.set_fontweight("bold" if t.get_text() == "pass@1" else "normal")   # the headline
+    level = next(iter(report.results.values())).interval.level if names else 0.95
+    sep = " " if W >= 5 else "\n"                 # a column's width: the unit on a line of its own
+    ax.set_xlabel(f"after - before, mean per task{sep}(percentage points, {level:.0%} interval)", fontsize=pt)
+    ax.tick_params(labelsize=pt)
+    tasks = report.results["pass@1"].n if "pass@1" in report.results else 0
+    ax.set_title(f"{report.verdict.upper()}: {tasks} held-out tasks" +
+                 (" (* must not regress)" if report.must_not_regress else ""), fontsize=pt)
+    shown = [k for k in _DELTA_KINDS if k in kinds]
+    fig.legend([Line2D([], [], color=_DELTA_KINDS[k][0], marker=_DELTA_KINDS[k][1], ms=ms, lw=1.5)
+                for k in shown],
+               [_DELTA_KINDS[k][2] for k in shown], loc="outside lower center", ncol=len(shown) if W >= 5 else 2,
+               fontsize=pt, frameon=False, handlelength=1.5, columnspacing=1)
+    if save: save_figure(fig, save, format, dpi)
     return fig

@@ -251,13 +251,17 @@ def _row_of(sample) -> dict:
     return {**{k: md[k] for k in _META if k in md}, **{k: v for k, v in store.items() if ":" not in k},
             "messages": from_chat(sample.messages)}
 
+# %% ../nbs/19_inspect.ipynb #e7a10001
+def _eval_log(log, what: str):
+    "`log` if it is an `EvalLog`, else the log at that path read with Inspect's own reader (for `what`)."
+    L = need("inspect_ai.log", what)
+    return log if hasattr(log, "samples") else L.read_eval_log(str(log))
+
 # %% ../nbs/19_inspect.ipynb #382267da
 def from_inspect(log: object  # an Inspect `EvalLog`, or the path of one
                 ) -> list[dict]:
     "The rows of an Inspect log written by `to_inspect` or played by `inspect_task`, sorted as a run's rows are."
-    L = need("inspect_ai.log", "from_inspect")
-    if not hasattr(log, "samples"): log = L.read_eval_log(str(log))
-    return sorted((_row_of(s) for s in log.samples or []), key=row_key)
+    return sorted((_row_of(s) for s in _eval_log(log, "from_inspect").samples or []), key=row_key)
 
 # %% ../nbs/19_inspect.ipynb #218fec82
 def rewards_of(rows: list  # graded rows, e.g. `from_inspect(log)`

@@ -13,12 +13,13 @@ from .core import Tool, canonical_json, stable_hash, redact, find_secrets, valid
 from .defaults import named, _d
 from .rollout import signature, tool_msg, assistant_msg, user_msg
 from .axes import Axes, Axis
-from .cover import plan_cells
+from .cover import plan_cells, save_figure, _font, OKABE_ITO, MISSING_COLOUR
+from .defaults import FigureOptions
 
 # %% auto #0
-__all__ = ['ERROR_KINDS', 'GAP', 'TraceOptions', 'TraceError', 'otlp_spans', 'error_kind', 'trace_row', 'inspect_steps', 'Traces',
-           'from_traces', 'infer_tools', 'production_cells', 'aim', 'production_gap', 'gap_pairs', 'plot_gap',
-           'phrasings']
+__all__ = ['ERROR_KINDS', 'GAP', 'GAP_COLOURS', 'TraceOptions', 'TraceError', 'otlp_spans', 'error_kind', 'trace_row',
+           'inspect_steps', 'Traces', 'from_traces', 'infer_tools', 'production_cells', 'aim', 'production_gap',
+           'gap_pairs', 'plot_gap', 'phrasings']
 
 # %% ../nbs/23_traces.ipynb #c1151cd8
 @named
@@ -243,31 +244,40 @@ def trace_row(trace_id: str,       # the trace
             "judge": None, "reward": None}
 
 # %% ../nbs/23_traces.ipynb #9c670f88
+def _text(c) -> str:
+    "A message's content as text: as written, nothing for none, JSON for anything else."
+    return c if isinstance(c, str) else "" if c is None else canonical_json(c)
+
+# %% ../nbs/23_traces.ipynb #9c670f89
 def inspect_steps(path: str | Path  # an Inspect eval log (.eval or .json)
                  ) -> list[tuple]:
-    "(trace id, steps, seconds) of each sample of an Inspect log."
+    """(trace id, steps, seconds) of each sample of an Inspect log, read as `interop.from_inspect` reads one: Inspect's
+    own reader, the messages as chat messages by `interop.from_chat`."""
+    from whilelab.interop import _eval_log, from_chat    # here: interop imports the run machinery
     if importlib.util.find_spec("inspect_ai") is None:
         raise TraceError(path, "the file", "an Inspect log, and inspect_ai is not installed", "pip install inspect-ai")
-    from inspect_ai.log import read_eval_log
-    try: log = read_eval_log(str(path))
+    try: log = _eval_log(path, "from_traces")
     except Exception as e:
         raise TraceError(path, "the log", f"Inspect could not read it ({type(e).__name__}: {redact(str(e))[:200]})",
                          "check the file is a complete .eval or .json log (a run still going writes it at the end)") from None
     out = []
     for smp in log.samples or []:
-        steps, results = [], {}
-        for m in smp.messages:
-            if m.role == "tool": results[m.tool_call_id] = m
-        for m in smp.messages:
-            if m.role in ("user", "assistant"):
-                steps.append({"kind": "llm", "inputs": [(m.role, m.text)] if m.role == "user" else [],
-                              "outputs": [("assistant", m.text)] if m.role == "assistant" else [], "tools": [],
+        said = list(zip(smp.messages, from_chat(smp.messages)))
+        results = {d["tool_call_id"]: (m, d) for m, d in said if d["role"] == "tool"}
+        steps = []
+        for m, d in said:
+            if d["role"] in ("user", "assistant"):
+                text = _text(d["content"])
+                steps.append({"kind": "llm", "inputs": [(d["role"], text)] if d["role"] == "user" else [],
+                              "outputs": [("assistant", text)] if d["role"] == "assistant" else [], "tools": [],
                               "system": str(getattr(m, "model", "") or ""), "usage": {"input_tokens": 0, "output_tokens": 0}})
-            for c in (getattr(m, "tool_calls", None) or []):
-                r = results.get(c.id)
+            for c in d.get("tool_calls") or []:
+                r, rd = results.get(c["id"], (None, None))
                 err = getattr(r, "error", None) if r is not None else "no result"
-                steps.append({"kind": "tool", "name": c.function, "id": c.id, "args": dict(c.arguments or {}),
-                              "result": r.text if r is not None else None,
+                a = c["function"]["arguments"]
+                steps.append({"kind": "tool", "name": c["function"]["name"], "id": c["id"],
+                              "args": dict(a) if isinstance(a, dict) else {} if a in (None, "") else {"input": a},
+                              "result": _text(rd["content"]) if rd is not None else None,
                               "error": f"{err.type}: {err.message}" if hasattr(err, "type") else err,
                               "message": getattr(err, "message", "") if err else "", "schema": None})
         out.append((f"{log.eval.eval_id}/{smp.id}/{smp.epoch}", steps, float(getattr(smp, "total_time", 0) or 0)))
@@ -454,27 +464,49 @@ def gap_pairs(gap: xr.Dataset,               # what `production_gap` returned
     return out
 
 # %% ../nbs/23_traces.ipynb #752954d2
+# neither: paper grey; plan only: sky blue; production only: vermillion, the gap that matters; both: bluish green
+GAP_COLOURS = ("0.93", OKABE_ITO[4], MISSING_COLOUR, OKABE_ITO[2])
+
 def plot_gap(gap: xr.Dataset,                       # what `production_gap` returned
-             title: str = "production vs plan",     # the figure's title
-             save: str | Path | None = None         # a path to save the figure to
+             title: str = "production vs plan",     # the figure's title (the counts go on a second line)
+             save: str | Path | None = None,        # a path to write the figure to (`save_figure`)
+             *,
+             width: float | None = None,            # inches: `FigureOptions.width` (a page), or e.g. 3.5 (a column)
+             format: str | None = None,             # "pdf", "svg" or "png" (default: `save`'s suffix)
+             dpi: int | None = None,                # PNG resolution (default: `FigureOptions.dpi`)
+             options: FigureOptions | None = None   # sizes, fonts and resolutions
             ):
-    "One panel per pair of axes: which pairs production exercises, the plan tests, both, or neither."
+    """One panel per pair of axes, as a lower triangle (each axis's values once: down the left, along the bottom): which pairs
+    production exercises, the plan tests, both, or neither (`GAP`); the legend below, the counts under the title."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+    o = options or FigureOptions(); W = o.width if width is None else float(width); pt = _font(W, o)
     pairs = [v for v in gap.data_vars if v.startswith("gap__")]
-    fig, axs = plt.subplots(1, len(pairs), figsize=(4.2 * len(pairs), 4.2), squeeze=False)
-    cmap = ListedColormap(["#f0f0f0", "#9ecae1", "#e6550d", "#31a354"])
-    for ax, v in zip(axs[0], pairs):
-        a, b = gap[v].dims
-        ax.imshow(gap[v].values, cmap=cmap, vmin=0, vmax=3, aspect="auto")
-        ax.set_yticks(range(gap.sizes[a]), [str(x) for x in gap[a].values], fontsize=7)
-        ax.set_xticks(range(gap.sizes[b]), [str(x) for x in gap[b].values], fontsize=7, rotation=60, ha="right")
-        ax.set_ylabel(a); ax.set_xlabel(b)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=cmap(i)) for i in range(4)]
-    fig.legend(handles, [GAP[i].replace("_", " ") for i in range(4)], loc="upper right", ncol=4, fontsize=8)
-    fig.suptitle(f"{title}: {gap.attrs['production_only']} pairs production only, {gap.attrs['plan_only']} plan only")
-    fig.tight_layout(rect=(0, 0, 1, 0.9))
-    if save is not None: fig.savefig(save, dpi=120)
+    names = list(dict.fromkeys(d for v in pairs for d in gap[v].dims))
+    across, down = [gap.sizes[n] for n in names[:-1]], [gap.sizes[n] for n in names[1:]]
+    pitch = (W - o.gap_margin) / sum(across)                  # square cells, the labels in the margin
+    fig, axs = plt.subplots(len(down), len(across), figsize=(W, pitch * sum(down) + o.gap_margin), squeeze=False,
+                            layout="constrained", gridspec_kw=dict(width_ratios=across, height_ratios=down))
+    for v in pairs:
+        a, b = gap[v].dims                               # b's values down, a's along
+        i, j = names.index(b) - 1, names.index(a)
+        ax = axs[i, j]; ax.used = True
+        ax.imshow(gap[v].values.T, cmap=ListedColormap(GAP_COLOURS), vmin=0, vmax=3, aspect="auto", interpolation="none")
+        ax.set_yticks(range(gap.sizes[b]), [str(x) for x in gap[b].values] if j == 0 else [], fontsize=pt)
+        ax.set_xticks(range(gap.sizes[a]), [str(x) for x in gap[a].values] if i == len(down) - 1 else [], fontsize=pt,
+                      rotation=90)
+        if j == 0: ax.set_ylabel(b, fontsize=pt)
+        if i == len(down) - 1: ax.set_xlabel(a, fontsize=pt)
+        ax.tick_params(length=2, pad=1)
+    for ax in axs.flat:
+        if not getattr(ax, "used", False): ax.remove()     # above the diagonal: no pair
+    key = [Patch(facecolor=c, edgecolor="0.6", lw=0.5, label=GAP[i].replace("_", " ")) for i, c in enumerate(GAP_COLOURS)]
+    fig.legend(handles=key, loc="outside lower center", ncol=4, fontsize=pt, frameon=False, handlelength=1.2)
+    n = gap.attrs
+    fig.suptitle(f"{title}\n{n['production_only']} pairs production only, {n['plan_only']} plan only, {n['both']} both",
+                 fontsize=pt)
+    if save is not None: save_figure(fig, save, format, dpi)
     return fig
 
 # %% ../nbs/23_traces.ipynb #9c075f31

@@ -439,9 +439,11 @@ def _history_png(self: SearchPanel, hist) -> bytes:
     from whilelab.search import plot_history, history_title
     from whilelab.cover import OKABE_ITO
     n, o, most = hist.sizes["batch"], self.options, _room(self.search.budget, 64)
-    room = (_room(n, 8), _room(int(hist.total_rollouts[-1]), 64), _room(int(hist.signatures[-1]) + 1, 16))
+    last = lambda v: int(v[-1]) if n else 0
+    room = (_room(n, 8), _room(last(hist.total_rollouts), 64), _room(last(hist.signatures) + 1, 16))
     def build():
         fig = plot_history(hist, options=o, room=(most, most, most)); plt.close(fig)   # room for the widest ticks
+        for a_ in fig.axes: [t.remove() for t in list(a_.texts)]     # 'no batch played yet': the panel says so itself
         return fig
     def update(fig):
         w, y, c, b = fig.axes[:4]
@@ -491,8 +493,9 @@ def _coverage_png(self: SearchPanel, cov) -> bytes:
         fig._suptitle.set_text(_coverage_title(cov, "delivered"))
         for t, h in zip(fig.legends[0].get_texts(), _holes(len(impossible), len(missing_pairs(cov)), unit)):
             t.set_text(h.get_label())
+        bar.set_label(f"{unit}s holding the pair (count)", fontsize=_font(o.width, o), labelpad=2)
         return [*ax.images, *ax.lines, fig._suptitle, *fig.legends, bar.ax]
-    key = (most, M.shape, unit) if getattr(self, "_cells_blit", True) else object()
+    key = (most, M.shape) if getattr(self, "_cells_blit", True) else object()
     return self._coverage_live.png(key, build, update, "cells")
 
 # %% ../nbs/14_widgets.ipynb #ef909b82
@@ -516,6 +519,8 @@ def refresh(self: SearchPanel):
     from whilelab.rollout import delivered_cell
     s = self.search
     self._show_weights(); self._buttons()
+    if not s.history and self._history_live.fig is None:   # laid out before the first batch: its press draws fast
+        self._history_png(s.history_dataset()); self._coverage_png(coverage(s.rows, s.plan, cell_of=delivered_cell))
     if s.history:
         t, said = time.perf_counter(), f"after batch {s.batch}, {s.total:,} rollouts"
         pictures = [self._history_png(s.history_dataset()),
