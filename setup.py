@@ -22,9 +22,8 @@ setuptools.setup(
                 + [f'Programming Language :: Python :: {v}' for v in py_versions],
     url=c['git_url'], packages=setuptools.find_packages(include=['whilelab', 'whilelab.*']),
     include_package_data=True, install_requires=c['requirements'].split(),
-    extras_require={'dev': c['dev_requirements'].split(), 'ray': c['ray_requirements'].split(),
-                    'inspect': c['inspect_requirements'].split(), 'openenv': c['openenv_requirements'].split(),
-                    **{k: c[f'{k}_requirements'].split() for k in ('agents', 'langgraph', 'otel')}},
+    # every `<extra>_requirements` line of settings.ini is an extra: whilelab[ray], whilelab[mcp], ...
+    extras_require={k[:-len('_requirements')]: c[k].split() for k in c if k.endswith('_requirements')},
     python_requires=f'>={min_python}', long_description=open('README.md', encoding='utf-8').read(),
     long_description_content_type='text/markdown', zip_safe=False,
     entry_points={'console_scripts': c['console_scripts'].split(), 'nbdev': [f'{c["lib_path"]}={c["lib_path"]}._modidx:d']},

@@ -23,3 +23,14 @@ def test_the_modules_import_no_circle():
 def test_stand_ins_and_backends_import_no_role():
     assert {m: top_level_imports(m) & {"roles"} for m in ("standins", "backends")} == {"standins": set(), "backends": set()}
     assert "standins" not in top_level_imports("backends") and "backends" not in top_level_imports("standins")
+
+def test_every_extra_an_error_names_can_be_installed():
+    "A missing package's error says pip install 'whilelab[X]': X must be an extra setup.py makes from settings.ini."
+    import configparser, re
+    from whilelab.interop import EXTRAS
+    cfg = configparser.ConfigParser(delimiters=["="]); cfg.read(LIB.parent / "settings.ini")
+    extras = {k[:-len("_requirements")] for k in cfg["DEFAULT"] if k.endswith("_requirements")}
+    src = "".join((LIB / f"{m}.py").read_text() for m in modules())
+    named = set(re.findall(r"whilelab\[(\w+)\]", src)) - {"extra"}
+    needed = {EXTRAS.get(m.split(".")[0], m.split(".")[0]) for m in re.findall(r"""need\(["']([\w.]+)["']""", src)}
+    assert named | needed | set(EXTRAS.values()) <= extras, sorted((named | needed | set(EXTRAS.values())) - extras)

@@ -359,6 +359,8 @@ class _Server:
     "An MCP server over stdio, its session held open on a loop of its own so that any thread or loop can call it."
     live = set()     # servers not yet closed: ended when Python exits, whatever happened
     def __init__(self, command: str, args, env, timeout: float, grace: float = 5.0, start: float = 60.0):
+        from whilelab.interop import need
+        need("mcp", "an MCP world")         # an ImportError naming the extra, if missing
         from mcp import StdioServerParameters
         # started through sh, which writes its pid and execs the server: the server's process group is then known
         self.pidfile = tempfile.mkstemp(prefix="whilelab-pid-")[1]
@@ -388,6 +390,8 @@ async def _open(self: _Server) -> list:
 @patch
 async def _hold(self: _Server, ready):
     "Open the session, list the tools (every page), then hold the session until `close`."
+    from whilelab.interop import need
+    need("mcp", "an MCP world")         # an ImportError naming the extra, if missing
     from mcp import ClientSession, types
     from mcp.client.stdio import stdio_client
     try:
@@ -571,6 +575,8 @@ class _Copy:
 # %% ../nbs/16_worlds.ipynb #0a81a85b
 def _server_env(env: dict | None, o: WorldOptions) -> dict:
     "The server's environment: yours (default: the MCP SDK's safe subset) with commits dated and signed alike."
+    from whilelab.interop import need
+    need("mcp", "an MCP world")         # an ImportError naming the extra, if missing
     from mcp.client.stdio import get_default_environment
     import datetime as dt
     when = f"{int(dt.datetime.fromisoformat(o.start_date).replace(tzinfo=dt.timezone.utc).timestamp())} +0000"
@@ -742,6 +748,8 @@ def serve_mcp(world: FunctionWorld,   # the functions and state to serve
               name: str = "whilelab"  # the server name clients see
              ):
     "Serve `world`'s functions over MCP on stdio until the client leaves; tools that read are marked read-only."
+    from whilelab.interop import need
+    need("mcp", "an MCP world")         # an ImportError naming the extra, if missing
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
     server = MCPServer(name, log_level="CRITICAL")   # at INFO the SDK renders each failed call's traceback: ~0.8 s
