@@ -232,8 +232,9 @@ def test_the_panel_never_disagrees_with_itself(tmp_path):
         pause = page.get_by_role("button", name="pause", exact=True)
         step.click()
         assert wait_file(root / "at0.json")["batch"] == 0
-        page.wait_for_function("b => b.every(e => e.disabled)", arg=[step.element_handle(), run.element_handle()],
-                               timeout=60_000)                       # in flight: step and run disabled, pause not
+        # in flight: step and run disabled, pause not; each button's state arrives as its own message: wait for all
+        page.wait_for_function("([s, r, p]) => s.disabled && r.disabled && !p.disabled",
+                               arg=[step.element_handle(), run.element_handle(), pause.element_handle()], timeout=60_000)
         assert not pause.is_disabled() and message.inner_text().strip() == ""   # the next action cleared the message
         step.click(force=True); run.click(force=True)                # a second press (forced on the disabled buttons)
         assert page.evaluate(BROKEN) == 0

@@ -805,17 +805,21 @@ def _key_height(labels, cb_width: float, pt: float) -> tuple:
     return max(0.05 + pt * 1.3 / 72 + 0.1 + ticks, 2 * pt * 1.6 / 72) + 0.08, upright
 
 
+# %% ../nbs/02_cover.ipynb #f5bc552f
+def _label_key(cb, ticks, labels, upright: bool, what: str, pt: float):
+    "A colour bar's ticks, labels (on end if `upright`) and, above it, what it counts: on a new figure or a live one."
+    cb.set_ticks(ticks, labels=labels)
+    cb.ax.tick_params(labelsize=pt, length=2, pad=1, labelrotation=90 if upright else 0)
+    cb.ax.xaxis.set_label_position("top"); cb.set_label(what, fontsize=pt, labelpad=2)
+
 # %% ../nbs/02_cover.ipynb #b7ef0a40
 def _key(fig, W: float, H: float, h: float, pt: float, mappable, ticks, labels, upright: bool, what: str, handles):
     "The colour bar (left) and the legend of what is not a count (right), in a strip `h` inches high at the bottom."
     cax = fig.add_axes([0.1 / W, (h - 0.05 - pt * 1.3 / 72 - 0.1) / H, 0.45 - 0.1 / W, 0.1 / H])
     cb = fig.colorbar(mappable, cax=cax, orientation="horizontal")
-    cb.set_ticks(ticks, labels=labels)
-    cb.ax.tick_params(labelsize=pt, length=2, pad=1, labelrotation=90 if upright else 0)
-    cb.ax.xaxis.set_label_position("top"); cb.set_label(what, fontsize=pt, labelpad=2)
+    _label_key(cb, ticks, labels, upright, what, pt)
     fig.legend(handles=handles, loc="lower right", bbox_to_anchor=(1 - 0.05 / W, 0.05 / H), fontsize=pt,
                frameon=False, handlelength=1.2, handleheight=0.9, borderaxespad=0, borderpad=0)
-
 
 # %% ../nbs/02_cover.ipynb #d5986b30
 def _holes(impossible: int, missing: int, unit: str) -> list:

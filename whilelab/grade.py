@@ -188,17 +188,22 @@ def end_state(row: dict,    # a rollout row
     ok = row.get("state_hash_after") == row.get("reference_hash")
     return ok, "the world ended in the reference state" if ok else "the world ended in a different state from the reference"
 
+# %% ../nbs/06_grade.ipynb #4f1cde3b
+def _verdicts(registry: dict, names: list | None, row: dict, ctx, word: str) -> list[dict]:
+    "Each rule of `registry` named in `names` (default: all) on `row`, as `{rule, <word>, reason}` dicts."
+    out = []
+    for n in (names or registry):
+        ok, why = registry[n](row, ctx)
+        out.append({"rule": n, word: bool(ok), "reason": why})
+    return out
+
 # %% ../nbs/06_grade.ipynb #05610993
 def check_conduct(row: dict,     # a rollout row
                   ctx: RuleCtx,  # what the rules know of the agent (`RuleCtx`)
                   rules: list | None = None  # the rules to check (default: every registered one)
                  ) -> list[dict]:
     "Every conduct rule's verdict on `row`, as `{rule, passed, reason}` dicts."
-    out = []
-    for name in (rules or CONDUCT_RULES):
-        passed, reason = CONDUCT_RULES[name](row, ctx)
-        out.append({"rule": name, "passed": bool(passed), "reason": reason})
-    return out
+    return _verdicts(CONDUCT_RULES, rules, row, ctx, "passed")
 
 # %% ../nbs/06_grade.ipynb #d890ac25
 @dataclass
@@ -764,11 +769,7 @@ def check_person(row: dict,      # a rollout row
                  rules: list | None = None  # the rules to check (default: every registered one)
                 ) -> list[dict]:
     "Every person rule's verdict on `row`, as `{rule, kept, reason}` dicts."
-    out = []
-    for n in (rules or PERSON_RULES):
-        kept, reason = PERSON_RULES[n](row, ctx)
-        out.append({"rule": n, "kept": bool(kept), "reason": reason})
-    return out
+    return _verdicts(PERSON_RULES, rules, row, ctx, "kept")
 
 def person_error(row: dict,      # a rollout row
                  ctx: PersonCtx, # what the person was given

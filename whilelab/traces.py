@@ -491,7 +491,7 @@ def plot_gap(gap: xr.Dataset,                       # what `production_gap` retu
     for v in pairs:
         a, b = gap[v].dims                               # b's values down, a's along
         i, j = names.index(b) - 1, names.index(a)
-        ax = axs[i, j]; ax.used = True
+        ax = axs[i, j]
         ax.imshow(gap[v].values.T, cmap=ListedColormap(GAP_COLOURS), vmin=0, vmax=3, aspect="auto", interpolation="none")
         ax.set_yticks(range(gap.sizes[b]), [str(x) for x in gap[b].values] if j == 0 else [], fontsize=pt)
         ax.set_xticks(range(gap.sizes[a]), [str(x) for x in gap[a].values] if i == len(down) - 1 else [], fontsize=pt,
@@ -499,8 +499,7 @@ def plot_gap(gap: xr.Dataset,                       # what `production_gap` retu
         if j == 0: ax.set_ylabel(b, fontsize=pt)
         if i == len(down) - 1: ax.set_xlabel(a, fontsize=pt)
         ax.tick_params(length=2, pad=1)
-    for ax in axs.flat:
-        if not getattr(ax, "used", False): ax.remove()     # above the diagonal: no pair
+    for i, j in zip(*np.triu_indices(len(down), 1)): axs[i, j].remove()     # above the diagonal: no pair
     key = [Patch(facecolor=c, edgecolor="0.6", lw=0.5, label=GAP[i].replace("_", " ")) for i, c in enumerate(GAP_COLOURS)]
     fig.legend(handles=key, loc="outside lower center", ncol=4, fontsize=pt, frameon=False, handlelength=1.2)
     n = gap.attrs

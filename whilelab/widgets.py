@@ -470,7 +470,7 @@ def _coverage_png(self: SearchPanel, cov) -> bytes:
     import matplotlib.pyplot as plt
     from matplotlib.colors import BoundaryNorm
     from whilelab.cover import plot_coverage, _pair_matrix, _coverage_title, _holes, missing_pairs
-    from whilelab.cover import _count_bins, _bin_labels, _key_height, _font
+    from whilelab.cover import _count_bins, _bin_labels, _key_height, _font, _label_key
     *_, M, impossible = _pair_matrix(cov)
     for r, c in impossible: M[r, c] = np.nan
     top = int(np.nanmax(M)) if np.isfinite(M).any() and np.nanmax(M) > 0 else 1
@@ -485,15 +485,14 @@ def _coverage_png(self: SearchPanel, cov) -> bytes:
         ax, bar = fig.axes[0], next(a._colorbar for a in fig.axes if hasattr(a, "_colorbar"))
         im, norm = ax.images, BoundaryNorm(bins, 256)
         im[0].set_data(np.ma.masked_where(~(M > 0), M)); im[0].set_norm(norm)
-        if list(bar.norm.boundaries) != list(bins):                # the colour bins grew: the bar's labels with them
-            bar.mappable.set_norm(norm); bar.set_ticks([b + 0.5 for b in bins[:-1]], labels=labels)
-            upright = _key_height(labels, 0.45 * o.width - 0.1, _font(o.width, o))[1]
-            bar.ax.tick_params(labelrotation=90 if upright else 0); bar.ax.xaxis.set_label_position("top")
+        if list(bar.norm.boundaries) != list(bins): bar.mappable.set_norm(norm)   # the colour bins grew
+        pt = _font(o.width, o)
+        _label_key(bar, [b + 0.5 for b in bins[:-1]], labels, _key_height(labels, 0.45 * o.width - 0.1, pt)[1],
+                   f"{unit}s holding the pair (count)", pt)
         im[1].set_data(np.ma.masked_where(M != 0, M))
         fig._suptitle.set_text(_coverage_title(cov, "delivered"))
         for t, h in zip(fig.legends[0].get_texts(), _holes(len(impossible), len(missing_pairs(cov)), unit)):
             t.set_text(h.get_label())
-        bar.set_label(f"{unit}s holding the pair (count)", fontsize=_font(o.width, o), labelpad=2)
         return [*ax.images, *ax.lines, fig._suptitle, *fig.legends, bar.ax]
     key = (most, M.shape) if getattr(self, "_cells_blit", True) else object()
     return self._coverage_live.png(key, build, update, "cells")
