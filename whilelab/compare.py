@@ -283,7 +283,7 @@ def plan_power(baseline: float | None = None,  # agent A's pass rate (or give `p
     if n is None and effect is None: raise ValueError("give n (situations) or effect (a target difference)")
     names = ("independent", "paired", "crn")
     mde = {d: _mde(baseline, n, k, icc, d, opts) for d in names} if n else {}
-    needed = {d: _needed(baseline, effect, k, icc, d, opts) for d in names} if effect else {}
+    needed = {d: _needed(baseline, effect, k, icc, d, opts) for d in names} if effect is not None else {}
     note = "" if 0 < baseline < 1 else (
         f"baseline {baseline:.1f}: A has no variance, so pairing cannot narrow anything; exact tests of the "
         f"situations where B {'fails' if baseline == 1 else 'passes'} any sample (sign test, Fisher's for "
