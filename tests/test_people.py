@@ -55,7 +55,8 @@ def test_pass_rate_is_over_every_graded_row_with_the_rate_without_the_persons_be
     from whilelab.stats import pass_interval
     every, without = pass_interval(sim.rewards), pass_interval(sim.rewards, set_apart=True)
     assert every.apart == without.apart == len(spoiled)
-    assert abs(every.estimate - s["pass_rate"]) < 0.01 and abs(without.estimate - s["pass_rate_without_set_apart"]) < 0.02
+    assert abs(every.estimate - s["pass_rate"]) < 0.01
+    assert abs(without.estimate - s["pass_rate_without_set_apart"]) < 0.02
 
 def test_the_template_person_is_trusted_and_the_faulty_one_is_not():
     assert person_trust(TemplateUser()).trusted
@@ -153,7 +154,8 @@ def _water_run(tmp_path, user=None, k=2):
 
 def _said(rows, pattern):
     import re
-    return [m["content"] for r in rows for m in r["messages"] if m["role"] == "user" and re.search(pattern, m["content"])]
+    return [m["content"] for r in rows for m in r["messages"]
+            if m["role"] == "user" and re.search(pattern, m["content"] or "")]
 
 def test_no_false_person_flags_when_the_person_gives_its_own_phone_postcode_and_dates(tmp_path):
     sim = _water_run(tmp_path)
@@ -165,7 +167,7 @@ def test_no_false_person_flags_when_the_person_gives_its_own_phone_postcode_and_
     assert s["set_apart"] == 0 and s["pass_rate"] == s["pass_rate_without_set_apart"]
 
 class _InventsPhone:
-    "A person that gives, on its first sample of each situation, a phone number not on its account (nor said by anyone)."
+    "A person that gives, on each situation's first sample, a phone number not on its account (nor said by anyone)."
     def __init__(self): self.inner = TemplateUser()
     async def respond(self, messages, ctx):
         import re

@@ -100,8 +100,9 @@ def compare(agent_a: object,                # the agent compared against (before
     pa, pb = (_per_task(own(x), lambda r: r["reward"]) for x in (a, b))
     paired = paired_test(pa, pb, opts.resamples, opts.level, method="percentile")
     flat = float(pa.min()) == float(pa.max())
-    why = (f"pairing cannot narrow the interval: agent A scored {float(pa.mean()):.2f} on every situation (no variance "
-           "in A), so B - A varies only as B does, paired or not; the two widths differ only by B's draws") if flat else ""
+    why = (f"pairing cannot narrow the interval: agent A scored {float(pa.mean()):.2f} on every situation (no "
+           "variance in A), so B - A varies only as B does, paired or not; the two widths differ only by B's draws"
+           ) if flat else ""
     ind = None
     if independent:
         other = _run(agent_b, spec, user, dataclasses.replace(options, seed=options.seed + 1), judge, world)

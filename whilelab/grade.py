@@ -544,7 +544,7 @@ class RowGrader:
                  judge: object | None = None,          # a judge that `checks_like` grade (default: `RuleJudge`)
                  family: str | None = None,            # the agent's model family (default: each row's `agent_family`)
                  opts: GradeOptions | None = None,     # hard rules, thresholds
-                 situations: dict | None = None,       # id -> `Situation`: failing rows say if the person erred
+                 situations: dict | None = None,       # id -> `Situation`: graded rows say if the person erred
                  user_turns: int = 6):                 # the person's turn budget (`RolloutOptions.user_turns`)
         self.opts, self.situations, self.user_turns = opts or GradeOptions(), situations, user_turns
         self.ctx, self.judge, self.family = RuleCtx(spec, self.opts), judge or RuleJudge(spec, opts=self.opts), family
@@ -573,7 +573,7 @@ def row_grader(spec: AgentSpec,                 # the agent's tools and policy
                judge: object | None = None,     # the run's judge (default: `RuleJudge`)
                agent: object | None = None,     # the agent under test: its family goes on every label
                opts: GradeOptions | None = None, # hard rules, thresholds
-               situations: dict | None = None,  # id -> `Situation`: failing rows say if the person broke its brief
+               situations: dict | None = None,  # id -> `Situation`: graded rows say if the person broke its brief
                user_turns: int = 6              # the person's turn budget (`RolloutOptions.user_turns`)
               ) -> RowGrader | None:
     "A `RowGrader` when `judge` labels rows from their conduct verdicts; None when it must read each row (an LLM)."
@@ -619,7 +619,7 @@ def play_graded(play: Callable,       # a function of `finish` playing rows: `ro
                 agent: object | None = None,  # the agent under test
                 opts: GradeOptions | None = None, # hard rules, thresholds
                 spend: Spend | None = None,  # a `rollout.Spend` of earlier spending; the judge's calls count on it
-                situations: dict | None = None,   # id -> `Situation`: failing rows say if the person broke its brief
+                situations: dict | None = None,   # id -> `Situation`: graded rows say if the person broke its brief
                 user_turns: int = 6               # the person's turn budget (`RolloutOptions.user_turns`)
                ) -> tuple[Graded, bool]:
     "(the played rows graded, whether each was graded as it was stored): `grade` without a second pass when it can."

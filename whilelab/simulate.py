@@ -121,7 +121,8 @@ def grade_summary(rows: list  # graded rows
     """How many rows are graded, errored or ungraded (by reason); the pass rate over every graded row; how many the
     person spoiled (by the rule it broke, passing and failing rows alike), and the pass rate without those beside."""
     graded = [r for r in rows if r.get("reward") is not None]
-    apart = dict(sorted(collections.Counter(r["person_error"]["rule"] for r in graded if r.get("person_error")).items()))
+    apart = dict(sorted(collections.Counter(r["person_error"]["rule"] for r in graded
+                                            if r.get("person_error")).items()))
     kept = [r["reward"] for r in graded if not r.get("person_error")]
     rate = lambda x: round(float(np.mean(x)), 4) if x else None
     return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded),

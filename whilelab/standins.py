@@ -421,7 +421,7 @@ def _own(self: TemplateUser, ctx, p: str):
 # rights beyond what anyone asks for at a desk: a proposal naming them is not the person's goal unless the goal does
 WIDER_RE = re.compile(r"\b(admin(istrator)?|superuser|root access|full (access|control|rights)|owner rights|"
                       r"(all|every) (accounts?|records?|users?|customers?))\b", re.I)
-_TOKEN_RE = re.compile(r"#?[A-Za-z0-9][\w-]*\d[\w-]*")      # an id-like token: letters, digits, dashes, one digit at least
+_TOKEN_RE = re.compile(r"#?[A-Za-z0-9][\w-]*\d[\w-]*")      # an id-like token: letters, digits and dashes, a digit
 _MONEY_RE = re.compile(r"[$£€]\s?(\d+(?:\.\d+)?)")
 
 def _shape(tok: str) -> str: return re.sub(r"\d", "0", tok.lstrip("#")).upper()
