@@ -246,3 +246,17 @@ def test_person_trust_recall_is_not_lowered_by_its_probes():
     assert t.attribution.recall.estimate == 1.0, t.attribution
     assert not any("recall" in r for r in t.reasons), t.reasons
     assert t.probes["holds_goal"] >= 0.9 and person_trust(TemplateUser()).probes["holds_goal"] == 1.0
+
+def test_a_phone_number_is_known_in_any_national_or_international_form(tmp_path):
+    import re
+    from whilelab.grade import person_error, PersonCtx
+    sim = _water_run(tmp_path, k=1)
+    sits = {s.id: s for s in sim.situations}
+    row = next(r for r in sim.rows if any(m["role"] == "user" and "Phone: +44 7700 900276" in (m["content"] or "")
+                                          for m in r["messages"]))
+    def said(phone):
+        msgs = [{**m, "content": re.sub(r"Phone: \+44 7700 900276", f"Phone: {phone}", m["content"])}
+                if m["role"] == "user" and m.get("content") else m for m in row["messages"]]
+        return person_error({**row, "messages": msgs}, PersonCtx(sits[row["situation_id"]]))
+    assert [said(p) for p in ("+44 7700 900276", "07700 900276", "+447700900276", "07700-900-276")] == [None] * 4
+    assert said("07700 900999")["rule"] == "invented_fact"
