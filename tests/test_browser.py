@@ -132,7 +132,7 @@ def open_and_run(page, base, token):
 def test_the_panel_draws_live_snaps_refused_values_back_and_the_inspector_pages(tmp_path):
     with running_lab(tmp_path, LIVE) as (base, token, root), chromium_page() as page:
         open_and_run(page, base, token)
-        status = page.locator(".widget-html", has_text="rollouts").first
+        status = page.locator(".wl-status").first
         status.wait_for(timeout=120_000)
         assert "not started" in status.inner_text()
         row = page.locator(".widget-hbox", has=page.locator(".widget-label", has_text="open_ended")).first
@@ -210,7 +210,7 @@ def test_the_panel_never_disagrees_with_itself(tmp_path):
     with running_lab(tmp_path, GATED) as (base, token, root), chromium_page() as page:
         open_and_run(page, base, token)
         weights = wait_file(root / "ready.json")["weights"]
-        status = page.locator(".widget-html", has_text="rollouts").first
+        status = page.locator(".wl-status").first
         status.wait_for(timeout=120_000)
         assert "not started" in status.inner_text() and page.evaluate(BROKEN) == 0      # no figure yet: none shown
         readouts = lambda: [page.locator(".widget-slider", has=page.locator(".widget-label", has_text=a)).first

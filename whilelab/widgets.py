@@ -269,7 +269,7 @@ class SearchPanel:
         self.pause_btn = W.Button(description="pause", tooltip="stop after the batch in flight", disabled=True)
         self.status, self.message = W.HTML().add_class("wl-status"), W.HTML().add_class("wl-message")
         self.key = W.HTML("<b>weight</b>: each arm's share of the next batch as drawn (an arm that cannot run plays "
-                          "none); <b>played</b>: the rollouts it played in the last batch")
+                          "none); <b>played</b>: the rollouts it played in the last batch").add_class("wl-key")
         self.budget_bar = W.IntProgress(min=0, max=max(1, int(search.budget)), description="budget")
         self.quiet_bar = W.IntProgress(min=0, max=max(1, int(search.patience)), description="saturation")
         self.budget_text, self.quiet_text = W.Label(), W.Label()
