@@ -1,6 +1,6 @@
 """The docs site builds offline from the notebooks, and a real browser can read it: navigation with every
 chapter and tutorial, an executed plot, show_doc's parameter docs, and search. Stops what it starts."""
-import subprocess, sys, time
+import re, subprocess, sys, time
 from pathlib import Path
 import pytest
 from conftest import HAVE_CHROMIUM, chromium_page, free_port
@@ -23,6 +23,11 @@ def test_every_notebook_is_a_page(site):
     nbs = [p.stem for p in (ROOT / "nbs").glob("[0-9]*.ipynb")] + [p.stem for p in (ROOT / "nbs" / "tutorials").glob("*.ipynb")]
     pages = {p.stem for p in site.rglob("*.html")}
     assert set(nbs) <= pages and "index" in pages and (site / "search" / "search_index.json").exists()
+
+def test_the_pages_images_are_in_the_site(site):
+    "Every image a page's markdown links from nbs/assets (a screenshot) is in the site, where the page looks for it."
+    linked = {m for p in (ROOT / "nbs").rglob("*.ipynb") for m in re.findall(r"\]\((assets/[^)\s]+)\)", p.read_text())}
+    assert linked and all((site / a).exists() for a in linked), sorted(a for a in linked if not (site / a).exists())
 
 def test_the_quarto_sidebar_lists_every_notebook():
     "nbdev_docs builds its navigation from nbs/sidebar.yml: a chapter missing there has no way in."

@@ -80,6 +80,7 @@ def test_the_live_panel_draws_the_same_arm_panel_and_its_state(searched):
     said = f"stopped ({searched.stopped})"
     assert panel.status.value.startswith(f"<b>{said}</b>") and fig.get_suptitle().endswith(f"-- {said}")
     last = searched.history[-1]["arms"]
-    assert [panel.played[a].value for a in ARMS] == [f"played {last[a]['rollouts']}" for a in ARMS]
+    n = sum(last[a]["rollouts"] for a in ARMS)
+    assert [panel.played[a].value for a in ARMS] == [f"played {last[a]['rollouts']} of {n}" for a in ARMS]
     for img in (panel.history_img, panel.coverage_img):               # no tooltip: an Image has no description
         assert not img.tooltip and int(img.width) * panel.options.screen_scale > 0

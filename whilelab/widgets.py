@@ -282,7 +282,7 @@ class SearchPanel:
         self._history_live, self._coverage_live = blit(), blit()
         self._pause, self._claim, self._busy, self._thread = threading.Event(), threading.Lock(), False, None
         self._wire()
-        rows = [W.HBox([self.weight[a], self.floor[a], self.cap[a], self.played[a]]) for a in ARMS]
+        rows = [W.HBox([self.weight[a], self.played[a], self.floor[a], self.cap[a]]) for a in ARMS]   # side by side
         self.panel = W.VBox([self.key] + rows + [self.batch, W.HBox([self.step_btn, self.run_btn, self.pause_btn]), self.status,
                                     W.HBox([self.budget_bar, self.budget_text]),
                                     W.HBox([self.quiet_bar, self.quiet_text]), self.message, self.caption,
@@ -549,8 +549,8 @@ def _show_status(self: SearchPanel, st: PanelState):
     self.budget_bar.value, self.quiet_bar.value = min(st.total, self.budget_bar.max), min(st.quiet, self.quiet_bar.max)
     self.budget_text.value = f"{st.total:,} of {st.budget:,} rollouts"
     self.quiet_text.value = f"{st.quiet} of {st.patience} batches without a new signature"
-    played = dict(st.played)
-    for a in ARMS: self.played[a].value = f"played {played[a]}" if a in played else "played -"
+    played = dict(st.played); n = sum(played.values())
+    for a in ARMS: self.played[a].value = f"played {played[a]} of {n}" if a in played else "played -"
 
 # %% ../nbs/14_widgets.ipynb #b6147ba8
 @patch
