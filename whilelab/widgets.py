@@ -259,7 +259,8 @@ class SearchPanel:
         fs = lambda v, d, style={}: W.FloatSlider(value=round(v, 3), min=0, max=1, step=0.01, description=d,
                                                   style=style, continuous_update=False, readout_format=".2f")
         self.weight = {a: fs(search.weights[a], a, wide) for a in ARMS}
-        self.played = {a: W.Label() for a in ARMS}     # what each arm played: its weight is only what it is drawn at
+        whole = lambda: W.Layout(min_width="max-content")   # 'played 26 of 32' whole, not cut to a label's width
+        self.played = {a: W.Label(layout=whole()) for a in ARMS}   # what each arm played: its weight is only a draw
         self.floor = {a: fs(search.floors.get(a, 0.0), "floor") for a in ARMS}
         self.cap = {a: fs(search.caps.get(a, 1.0), "cap") for a in ARMS}
         self.batch = W.IntSlider(value=search.batch_situations, min=1, max=256, description="batch",
