@@ -25,8 +25,8 @@ def test_every_notebook_is_a_page(site):
     assert set(nbs) <= pages and "index" in pages and (site / "search" / "search_index.json").exists()
 
 def test_the_pages_images_are_in_the_site(site):
-    "Every image a page's markdown links from nbs/assets (a screenshot) is in the site, where the page looks for it."
-    linked = {m for p in (ROOT / "nbs").rglob("*.ipynb") for m in re.findall(r"\]\((assets/[^)\s]+)\)", p.read_text())}
+    "Every image a page's markdown links from nbs/images (a screenshot) is in the site, where the page looks for it."
+    linked = {m for p in (ROOT / "nbs").rglob("*.ipynb") for m in re.findall(r"\]\((images/[^)\s]+)\)", p.read_text())}
     assert linked and all((site / a).exists() for a in linked), sorted(a for a in linked if not (site / a).exists())
 
 def test_the_quarto_sidebar_lists_every_notebook():

@@ -248,7 +248,7 @@ def main(argv=None):
     ap.add_argument("--execute", nargs="*", help="execute only these notebook stems; the rest keep their saved outputs")
     a = ap.parse_args(argv)
     src = ROOT / "_docs_src"; shutil.rmtree(src, ignore_errors=True); (src / "docs" / "tutorials").mkdir(parents=True)
-    if (NBS / "assets").is_dir(): shutil.copytree(NBS / "assets", src / "docs" / "assets")   # screenshots a page shows
+    if (NBS / "images").is_dir(): shutil.copytree(NBS / "images", src / "docs" / "images")   # screenshots a page shows
     pages = [p for p in [NBS / "index.ipynb", *sorted(NBS.glob("[0-9]*.ipynb")), *sorted((NBS / "tutorials").glob("*.ipynb"))]
              if not a.only or p.stem in a.only or p.stem == "index"]
     nav_ch, nav_tu = [], []

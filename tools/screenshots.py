@@ -1,6 +1,6 @@
 """The docs' screenshots of the search panel, taken as a researcher sees it: JupyterLab and Debian's chromium, the panel
-after a whole search on the built-in example. `python tools/screenshots.py` writes nbs/assets/search_panel*.png;
-tools/docs.py copies nbs/assets into the site. Stops what it starts (the server, its kernel, the browser)."""
+after a whole search on the built-in example. `python tools/screenshots.py` writes nbs/images/search_panel*.png;
+tools/docs.py copies nbs/images into the site. Stops what it starts (the server, its kernel, the browser)."""
 import sys, tempfile
 from pathlib import Path
 
@@ -28,7 +28,7 @@ LOADED = """() => { const s = document.querySelector('.wl-status'), imgs = [...d
            && !document.querySelector('.jupyter-widgets-error-widget') }"""
 
 
-def main(out: Path = ROOT / "nbs" / "assets"):
+def main(out: Path = ROOT / "nbs" / "images"):
     from test_browser import running_lab, open_and_run
     from conftest import chromium_page
     out.mkdir(parents=True, exist_ok=True)
