@@ -270,7 +270,8 @@ from whilelab.standins import ScriptedAgent, TemplateUser
 from whilelab.search import Search
 from whilelab.widgets import SearchPanel
 spec = shopfront(); axes = agent_axes(spec)
-search = Search(spec, ScriptedAgent(), TemplateUser(), axes, covering_array(axes, seed=0), SimOptions(n_phrasings=1, k_samples=2))
+search = Search(spec, ScriptedAgent(), TemplateUser(), axes, covering_array(axes, seed=0),
+                SimOptions(n_phrasings=1, k_samples=2))
 panel = SearchPanel(search)
 panel.step()                  # drawn after a batch was played: the case that lost both figures
 panel

@@ -1,6 +1,6 @@
-"""The search's history figure shows what the search did: the arm panel is the rollouts each arm played, counted from the
-rows batch by batch (not the weight it was drawn at); every arm keeps a marker and a dash at any number of batches; and
-the live panel's copy of it says the same, titled with the panel's state."""
+"""The search's history figure shows what the search did: the arm panel is the rollouts each arm played, counted
+from the rows batch by batch (not the weight it was drawn at); every arm keeps a marker and a dash at any number of
+batches; and the live panel's copy of it says the same, titled with the panel's state."""
 import collections, warnings
 import matplotlib
 matplotlib.use("Agg")

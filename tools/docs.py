@@ -90,7 +90,7 @@ def signature(obj, title: str) -> str:
     return f"```python\n{body}\n```\n\n"
 
 def _init_elsewhere(obj) -> bool:
-    "Whether class `obj` is made by a constructor from elsewhere (object's, Exception's, typing's, pydantic's, OpenEnv's)."
+    "Whether class `obj` is made by a constructor from elsewhere (object's, Exception's, typing's, pydantic's...)."
     made_in = getattr(getattr(obj, "__init__", None), "__module__", None) or ""
     return isinstance(obj, type) and not made_in.startswith("whilelab") and made_in != obj.__module__
 
@@ -112,7 +112,7 @@ def gaps(obj, title: str) -> list[str]:
     return out
 
 def _star_docment(obj, name: str) -> str:
-    "The `# comment` on `*name` / `**name` in the source ('' if none): docments reads no comment on a starred parameter."
+    "The `# comment` on `*name` / `**name` in the source ('' if none): docments reads none on a starred parameter."
     try: src = inspect.getsource(obj.__init__ if isinstance(obj, type) else obj)
     except (OSError, TypeError): return ""
     m = re.search(rf"\*{{1,2}}{re.escape(name)}\b[^#\n]*#\s*(\S[^\n]*)", src)
@@ -122,8 +122,8 @@ def details(obj, k: str, v: dict, fields: dict) -> str:
     """What the details cell of parameter `k` of `obj` says: an option's reason, else its `# description` (a starred
     parameter's read from the source), as one table cell; '' when it has none. The table and the gap check both ask."""
     why = fields[k].metadata.get("why") if k in fields else None
-    said = why or v.get("docment") or (_star_docment(obj, k) if v.get("kind") in (inspect.Parameter.VAR_POSITIONAL,
-                                                                                  inspect.Parameter.VAR_KEYWORD) else "")
+    starred = v.get("kind") in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    said = why or v.get("docment") or (_star_docment(obj, k) if starred else "")
     return " ".join(str(said or "").split()).replace("|", "&#124;")        # one line; a `|` would split the row
 
 def empty_cells(obj, title: str) -> list[str]:

@@ -23,8 +23,10 @@ panel.run(background=False)          # the whole search, drawn batch by batch
 panel
 """
 
-LOADED = """() => { const s = document.querySelector('.wl-status'), imgs = [...document.querySelectorAll('img.widget-image')];
-    return !!s && s.innerText.startsWith('stopped') && imgs.length === 2 && imgs.every(i => i.complete && i.naturalWidth > 0)
+LOADED = """() => { const s = document.querySelector('.wl-status');
+    const imgs = [...document.querySelectorAll('img.widget-image')];
+    return !!s && s.innerText.startsWith('stopped') && imgs.length === 2
+           && imgs.every(i => i.complete && i.naturalWidth > 0)
            && !document.querySelector('.jupyter-widgets-error-widget') }"""
 
 

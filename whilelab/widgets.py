@@ -29,7 +29,8 @@ def snapshot(w: W.Widget  # a widget
     if isinstance(w, W.Image):
         if not w.value: return ""                                                   # no picture: no broken image
         size = f" width='{html.escape(str(w.width))}'" if w.width else ""           # drawn at 2x: shown at CSS size
-        return f"<img style='max-width:100%'{size} src='data:image/{w.format};base64,{base64.b64encode(w.value).decode()}'>"
+        src = f"data:image/{w.format};base64,{base64.b64encode(w.value).decode()}"
+        return f"<img style='max-width:100%'{size} src='{src}'>"
     if isinstance(w, (W.HTML, W.HTMLMath)): return f"<div>{w.value}</div>"
     if isinstance(w, W.Button): return f"<button disabled>{html.escape(w.description)}</button>"
     if isinstance(w, W.IntProgress):
@@ -284,10 +285,10 @@ class SearchPanel:
         self._pause, self._claim, self._busy, self._thread = threading.Event(), threading.Lock(), False, None
         self._wire()
         rows = [W.HBox([self.weight[a], self.played[a], self.floor[a], self.cap[a]]) for a in ARMS]   # side by side
-        self.panel = W.VBox([self.key] + rows + [self.batch, W.HBox([self.step_btn, self.run_btn, self.pause_btn]), self.status,
-                                    W.HBox([self.budget_bar, self.budget_text]),
-                                    W.HBox([self.quiet_bar, self.quiet_text]), self.message, self.caption,
-                                    self.history_img, self.coverage_img])
+        self.panel = W.VBox([self.key, *rows, self.batch, W.HBox([self.step_btn, self.run_btn, self.pause_btn]),
+                             self.status, W.HBox([self.budget_bar, self.budget_text]),
+                             W.HBox([self.quiet_bar, self.quiet_text]), self.message, self.caption,
+                             self.history_img, self.coverage_img])
         self.refresh()
 
 # %% ../nbs/14_widgets.ipynb #b733d50f
