@@ -10,19 +10,19 @@ import pytest
 from whilelab.axes import agent_axes
 from whilelab.core import shopfront
 from whilelab.cover import covering_array
-from whilelab.defaults import ARMS, FigureOptions, SimOptions
+from whilelab.defaults import ARMS, FigureOptions, SearchOptions, SimOptions
 from whilelab.search import ARM_LINES, ARM_MARKERS, Search, plot_history
 from whilelab.standins import ScriptedAgent, TemplateUser
 
 
 @pytest.fixture(scope="module")
 def searched():
-    "A search of the example played to its end, past `marker_points` batches."
+    "A search of the example played to its end, past `marker_points` batches (a longer patience keeps it going)."
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # the example's policy facts left off the rule axis: said elsewhere
         spec = shopfront(); axes = agent_axes(spec)
         s = Search(spec, ScriptedAgent(), TemplateUser(), axes, covering_array(axes, seed=0),
-                   SimOptions(n_phrasings=1, k_samples=1))
+                   SimOptions(n_phrasings=1, k_samples=1, search=SearchOptions(patience=6)))
         s.run()
     return s
 

@@ -10,6 +10,7 @@ from .core import rng_for, content_words, BOILERPLATE, Tool
 from .defaults import RolloutOptions
 from .world import _field, _formatted, _ids_of_format, _resolve, Schema
 from .rollout import assistant_msg, user_msg, Ctx
+from .grade import _leaves
 
 # %% auto #0
 __all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'WIDER_RE', 'ANY_ID_RE',
@@ -459,8 +460,8 @@ def off_goal(self: TemplateUser,
     if wide and not WIDER_RE.search(goal.replace("_", " ") + " " + json.dumps(details, default=str)):
         return f"I did not ask for {wide.group(0)}"
     ent, rid, wrong = self._facts(ctx)
-    mine = [str(x) for v in sit.know.values() for x in (v if isinstance(v, list) else [v]) if x is not None]
-    mine += [str(v) for v in details.values()] + ([str(wrong)] if sit.cell.get("stance") == "mistaken" else [])
+    mine = [str(x) for v in [*sit.know.values(), *details.values()] for x in _leaves(v) if x is not None]
+    mine += [str(wrong)] if sit.cell.get("stance") == "mistaken" else []     # the id it misremembers is its own too
     shapes = {_shape(m): m for m in mine if re.search(r"\d", m)}
     for tok in _TOKEN_RE.findall(text):
         if _shape(tok) in shapes and not any(_same(tok.lstrip("#"), m.lstrip("#")) for m in mine):
