@@ -146,7 +146,8 @@ class Schema:
                     self.entities.setdefault(e, {})
                     self.id_examples.setdefault(e, []).extend(_example_values(s.get("description", "")))
                     one = s.get("items", {}) if s.get("type") == "array" else s     # an id, or a list's item
-                    id_types.setdefault(e, set()).add(one.get("type"))
+                    kinds = one.get("type")     # a name, or a list of them (a type widened to fit its enum)
+                    id_types.setdefault(e, set()).update(kinds if isinstance(kinds, list) else [kinds])
                     if one.get("format") is not None: id_fmts.setdefault(e, set()).add(one.get("format"))
                     elif one.get("pattern") and pattern_value(one["pattern"], e, 0, options) is not None:
                         id_fmts.setdefault(e, set()).add("pattern:" + one["pattern"])     # ids shaped 'ABC-1234' 
