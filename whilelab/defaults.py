@@ -165,6 +165,13 @@ class _WorldFaults:
                                lo=0.0)
     end_grace_s: float = _d(5.0, "how long a hung call's thread or a closing server's processes get to end before "
                                  "they are ended by force (the MCP SDK gives a server 2 s, then 2 s more)", lo=0.0)
+    max_stuck_calls: int = _d(8, "calls of your functions left blocked where Python cannot end them (C code that "
+                                 "never returns) before a function that has one is answered timeout at once, "
+                                 "without a thread of its own: each holds a thread and its stack until the process "
+                                 "exits", lo=0)
+    db_lock_wait_s: float = _d(10.0, "how long building a world waits for another process's lock on your SQLite file "
+                                     "before refusing it: a writer's transaction commits well within this; a lock "
+                                     "held longer is an open transaction (a shell, a stopped program)", lo=0.0)
     warn_ok_below: float = _d(0.2, "a world you bring that answers fewer of its calls ok than this is probably broken "
                                    "(a wrong state, a failing import): the run says so instead of looking green",
                               lo=0.0, hi=1.0)

@@ -1313,8 +1313,9 @@ async def _spoiled_later(res, fault, o): return _spoil(fault, await res, o)
 # %% ../nbs/04_world.ipynb #fec37133
 @patch
 def call(self: Faulty,
-         name: str,                    # the tool called
-         arguments: dict | None = None  # its arguments (None: none)
+         name: str,                     # the tool called
+         arguments: dict | None = None, # its arguments (None: none)
+         awaitable: bool = False        # the rollout loop's call: a world's `acall` answers (slow calls overlap)
         ):
     "The wrapped world's answer to a call of `name`, unless the schema refuses it or a planned fault takes or spoils it"
     args = {} if arguments is None else arguments
@@ -1322,7 +1323,8 @@ def call(self: Faulty,
     fault, _ = self._fire(name)
     if (early := _instead(fault, self.options)): return early
     stale_read = fault == "stale" and self.schema.role[name]["kind"] != "write"    # a stale write still writes
-    res = (self.before if stale_read else self.world).call(name, args)
+    w = self.before if stale_read else self.world
+    res = w.acall(name, args) if awaitable and hasattr(w, "acall") else w.call(name, args)
     if inspect.isawaitable(res): return _spoiled_later(res, fault, self.options)
     return _spoil(fault, res, self.options)
 
