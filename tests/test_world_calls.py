@@ -46,7 +46,7 @@ HUNG_RUN = textwrap.dedent('''
         return {{"status": db["items"][item_id]["status"]}}
 
     world = FunctionWorld([look_up_item, get_item_status], items(),
-                          options=WorldOptions(server_timeout_s=0.5, max_stuck_calls=2, end_grace_s=5.0))
+                          options=WorldOptions(server_timeout_s=0.5, end_grace_s=5.0, {options}))
     rows = play(world, k=6, concurrency=4)
     during = sum(t.name == "whilelab-call" for t in threading.enumerate())
     with warnings.catch_warnings(record=True) as said:
@@ -59,14 +59,17 @@ HUNG_RUN = textwrap.dedent('''
                       "children": os.listdir(f"/proc/{{os.getpid()}}/task").__len__()}}))
 ''')
 
-def test_a_function_blocked_for_good_is_a_timeout_on_every_call_and_the_run_finishes(tmp_path):
-    "The issue's report: after the first time-out the run made no progress (0 of 48 rollouts in 120 s)."
-    (tmp_path / "run.py").write_text(HUNG_RUN.format(root=str(ROOT), tests=str(ROOT / "tests")))
+def hung_run(tmp_path, options: str) -> tuple:
+    "(what the run in a fresh process said, its seconds): a run whose `look_up_item` blocks in C code for good."
+    (tmp_path / "run.py").write_text(HUNG_RUN.format(root=str(ROOT), tests=str(ROOT / "tests"), options=options))
     t0 = time.monotonic()
     p = subprocess.run([sys.executable, str(tmp_path / "run.py")], capture_output=True, text=True, timeout=300)
-    took = time.monotonic() - t0
     assert p.returncode == 0, p.stderr[-2000:]          # and the process exited: abandoned threads never hold it up
-    out = __import__("json").loads(p.stdout.strip().splitlines()[-1])
+    return __import__("json").loads(p.stdout.strip().splitlines()[-1]), time.monotonic() - t0
+
+def test_a_function_blocked_for_good_is_a_timeout_on_every_call_and_the_run_finishes(tmp_path):
+    "The issue's report: after the first time-out the run made no progress (0 of 48 rollouts in 120 s)."
+    out, took = hung_run(tmp_path, "max_stuck_calls=2")
     assert out["rows"] == 12 and out["errors"] == 0, out
     assert out["hung"] and set(out["hung"]) == {"timeout"}, out        # every call of it, not only the first
     assert out["fine"] and set(out["fine"]) == {"ok"}, out             # the other tool's calls are answered
@@ -75,6 +78,12 @@ def test_a_function_blocked_for_good_is_a_timeout_on_every_call_and_the_run_fini
     assert out["left"] == 0 or any("still blocked" in s for s in out["said"]), out
     assert out["slowest"] < 3.0, out     # each at its time-out (0.5 s), not after end_grace_s (5 s) on top
     assert took < 120, took              # 6 time-outs of 0.5 s, overlapping; the report's run never ended
+
+def test_the_threads_calls_blocked_for_good_can_leave_are_bounded_firmly(tmp_path):
+    "At most `max_call_threads` calls run or hang at once: past it a call waits for one, up to its time-out."
+    out, _ = hung_run(tmp_path, "max_stuck_calls=100, max_call_threads=3")
+    assert out["rows"] == 12 and out["errors"] == 0 and set(out["hung"]) == {"timeout"}, out
+    assert out["during"] <= 3 and out["left"] <= 3, out
 
 
 def test_a_python_level_hang_is_ended_and_close_leaves_no_thread():

@@ -169,6 +169,9 @@ class _WorldFaults:
                                  "never returns) before a function that has one is answered timeout at once, "
                                  "without a thread of its own: each holds a thread and its stack until the process "
                                  "exits", lo=0)
+    max_call_threads: int = _d(64, "calls of your functions running (or blocked for good) at once, each on a thread: "
+                                   "above the concurrency a run uses (16 by default, 32 to 64 for hosted APIs), and a "
+                                   "firm bound on the threads calls blocked in C code can leave", lo=1)
     db_lock_wait_s: float = _d(10.0, "how long building a world waits for another process's lock on your SQLite file "
                                      "before refusing it: a writer's transaction commits well within this; a lock "
                                      "held longer is an open transaction (a shell, a stopped program)", lo=0.0)

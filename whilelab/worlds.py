@@ -4,7 +4,7 @@
 
 # %% ../nbs/16_worlds.ipynb #c39bea86
 from __future__ import annotations
-import asyncio, atexit, copy, ctypes, hashlib, inspect, json, os, queue, shutil, signal, sqlite3, subprocess
+import asyncio, atexit, copy, ctypes, hashlib, inspect, json, os, pickle, queue, shutil, signal, sqlite3, subprocess
 import tempfile, threading, time, typing, warnings, weakref
 
 from pathlib import Path
@@ -188,6 +188,7 @@ class _Abandoned(BaseException):
 class _Worker:
     "A daemon thread that runs calls one at a time: reused while its calls return, abandoned when one overruns."
     idle, stuck, lock = [], [], threading.Lock()     # workers ready for a call; workers whose call overran
+    held = 0      # workers running a call or stuck in one: what `max_call_threads` bounds
     def __init__(self):
         self.jobs, self.fn = queue.SimpleQueue(), None
         self.thread = threading.Thread(target=self._serve, name="whilelab-call", daemon=True)
@@ -204,19 +205,26 @@ class _Worker:
         except _Abandoned: pass
         finally:
             with self.lock:
-                if self in self.stuck: self.stuck.remove(self)
+                if self in self.stuck: self.stuck.remove(self); _Worker.held -= 1   # its slot is free
 
-os.register_at_fork(after_in_child=lambda: (_Worker.idle.clear(), _Worker.stuck.clear()))   # a fork has no threads
+def _forgotten():
+    "A forked process has none of its parent's worker threads."
+    _Worker.idle.clear(); _Worker.stuck.clear(); _Worker.held = 0
+os.register_at_fork(after_in_child=_forgotten)
 
 # %% ../nbs/16_worlds.ipynb #d261cd10
 @patch(cls_method=True)
 def take(cls: _Worker,
-         fn: typing.Callable,   # the function the worker will run
-         cap: int | None = None # stuck workers allowed before a function that has one gets no more
-        ) -> _Worker | None:
-    "An idle worker, or a new one; None when `cap` workers are stuck and one of them is `fn`'s (it hangs again)."
+         fn: typing.Callable,     # the function the worker will run
+         cap: int | None = None,  # stuck workers allowed before a function that has one gets no more
+         most: int | None = None  # workers running or stuck at once (`max_call_threads`)
+        ) -> _Worker | str:
+    """An idle worker, or a new one; else why not: `cap` workers are stuck and one of them is `fn`'s (it hangs again),
+    or `most` workers are running or stuck (wait for one to come free)."""
     with cls.lock:
-        if cap is not None and len(cls.stuck) >= cap and any(w.fn is fn for w in cls.stuck): return None
+        if cap is not None and len(cls.stuck) >= cap and any(w.fn is fn for w in cls.stuck): return "hangs"
+        if most is not None and cls.held >= most: return "busy"
+        cls.held += 1
         w = cls.idle.pop() if cls.idle else None
     w = w or cls()
     w.fn = fn
@@ -226,7 +234,7 @@ def take(cls: _Worker,
 @patch
 def give_back(self: _Worker):
     "This worker, idle again."
-    with self.lock: self.idle.append(self)
+    with self.lock: self.idle.append(self); _Worker.held -= 1
 
 # %% ../nbs/16_worlds.ipynb #399f4f55
 @patch
@@ -264,13 +272,15 @@ def call_within(fn: typing.Callable,    # the function to call
                 kwargs: dict | None = None,  # its keyword arguments
                 timeout: float = 30.0,  # seconds it may take
                 interrupt: typing.Callable | None = None,  # called at the time-out, to stop what the thread waits on
-                cap: int | None = None  # stuck calls allowed (`WorldOptions.max_stuck_calls`) before `fn` gets none
+                cap: int | None = None, # stuck calls allowed (`WorldOptions.max_stuck_calls`) before `fn` gets none
+                most: int | None = None # calls running or stuck at once (`WorldOptions.max_call_threads`)
                ):
     """`fn(*args, **kwargs)` on a worker thread: its value or its exception, or `TimeoutError` past `timeout` seconds
     (its thread abandoned). An `async` function is awaited on a loop of its own."""
-    if inspect.iscoroutinefunction(fn): return run_sync(acall_within(fn, args, kwargs, timeout, interrupt, cap))
-    done = queue.SimpleQueue()
-    if (w := _Worker.take(fn, cap)) is None: raise _late(fn, timeout)
+    if inspect.iscoroutinefunction(fn): return run_sync(acall_within(fn, args, kwargs, timeout, interrupt, cap, most))
+    done, until = queue.SimpleQueue(), time.monotonic() + timeout
+    while (w := _Worker.take(fn, cap, most)) == "busy" and time.monotonic() < until: time.sleep(0.01)
+    if isinstance(w, str): raise _late(fn, timeout)         # it hangs again, or no worker came free in its time
     w.jobs.put((fn, args, kwargs or {}, lambda *out: done.put(out)))
     try: kind, value = done.get(timeout=timeout)
     except queue.Empty:
@@ -294,16 +304,18 @@ async def acall_within(fn: typing.Callable,    # the function to call (plain or 
                        kwargs: dict | None = None,  # its keyword arguments
                        timeout: float = 30.0,  # seconds it may take
                        interrupt: typing.Callable | None = None,  # called at the time-out, to stop what it waits on
-                       cap: int | None = None  # stuck calls allowed (`max_stuck_calls`) before `fn` gets none
+                       cap: int | None = None, # stuck calls allowed (`max_stuck_calls`) before `fn` gets none
+                       most: int | None = None # calls running or stuck at once (`max_call_threads`)
                       ):
     """`call_within` for an event loop, which it never holds up: an `async` function awaited, a plain one on a worker
     thread while other tasks run."""
     if inspect.iscoroutinefunction(fn):
         try: return await asyncio.wait_for(fn(*args, **(kwargs or {})), timeout)
         except asyncio.TimeoutError: raise _late(fn, timeout) from None
-    loop = asyncio.get_running_loop()
+    loop, until = asyncio.get_running_loop(), time.monotonic() + timeout
     fut = loop.create_future()
-    if (w := _Worker.take(fn, cap)) is None: raise _late(fn, timeout)
+    while (w := _Worker.take(fn, cap, most)) == "busy" and time.monotonic() < until: await asyncio.sleep(0.01)
+    if isinstance(w, str): raise _late(fn, timeout)         # it hangs again, or no worker came free in its time
     w.jobs.put((fn, args, kwargs or {}, lambda *out: loop.call_soon_threadsafe(_settle, fut, *out)))
     try: value = await asyncio.wait_for(fut, timeout)
     except asyncio.TimeoutError:
@@ -386,13 +398,20 @@ def fingerprint(self: FunctionWorld) -> str:
     "What a resumed run must match: the state and the functions' code (a fix to either starts a new run)."
     return stable_hash(self.state_hash(), {n: _code_of(f) for n, f in sorted(self.functions.items())})
 
+# %% ../nbs/16_worlds.ipynb #b7c10016
+def _copied(state):
+    """A deep copy of a state, shared references kept: a pickle round trip (a few times quicker than `copy.deepcopy`,
+    and a fork is taken per call), else `copy.deepcopy` for what pickle cannot carry (a lambda, a local class)."""
+    try: return pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    except Exception: return copy.deepcopy(state)
+
 # %% ../nbs/16_worlds.ipynb #962ba4dd
 @patch
 def fork(self: FunctionWorld) -> FunctionWorld:
     "A copy with a state of its own (an SQLite database: a copy in memory)."
     new = copy.copy(self)
     if self.is_sqlite and self.state.in_transaction: self.state.commit()   # a copy sees (and waits for) commits only
-    new.state = sqlite_copy(self.state) if self.is_sqlite else copy.deepcopy(self.state)
+    new.state = sqlite_copy(self.state) if self.is_sqlite else _copied(self.state)
     return new
 
 # %% ../nbs/16_worlds.ipynb #ae9449b0
@@ -440,9 +459,10 @@ def _start(self: FunctionWorld, name: str):
         fix = f"use one of {sorted(self.functions)}"
         return None, _answer("invalid", {"error": f"no implementation of {name!r}", "fix": fix}, self.name), None
     if self.is_sqlite and self.state.in_transaction: self.state.commit()    # a copy sees (and waits for) commits only
-    work = sqlite_copy(self.state) if self.is_sqlite else copy.deepcopy(self.state)
+    work = sqlite_copy(self.state) if self.is_sqlite else _copied(self.state)
     stop = work.interrupt if self.is_sqlite else None       # ends a query that runs on
-    return fn, work, dict(timeout=self.options.server_timeout_s, interrupt=stop, cap=self.options.max_stuck_calls)
+    o = self.options
+    return fn, work, dict(timeout=o.server_timeout_s, interrupt=stop, cap=o.max_stuck_calls, most=o.max_call_threads)
 
 # %% ../nbs/16_worlds.ipynb #b7c10012
 @patch
