@@ -310,7 +310,10 @@ async def acall_within(fn: typing.Callable,    # the function to call (plain or 
     """`call_within` for an event loop, which it never holds up: an `async` function awaited, a plain one on a worker
     thread while other tasks run."""
     if inspect.iscoroutinefunction(fn):
-        try: return await asyncio.wait_for(fn(*args, **(kwargs or {})), timeout)
+        within = getattr(asyncio, "timeout", None)   # 3.11+: the call starts now, in this task (wait_for's own task
+        try:                                         # would start behind every callback ready on a busy loop)
+            if within is None: return await asyncio.wait_for(fn(*args, **(kwargs or {})), timeout)
+            async with within(timeout): return await fn(*args, **(kwargs or {}))
         except asyncio.TimeoutError: raise _late(fn, timeout) from None
     loop, until = asyncio.get_running_loop(), time.monotonic() + timeout
     fut = loop.create_future()
