@@ -163,8 +163,9 @@ class _WorldFaults:
     server_start_s: float = _d(60.0, "how long a server may take to start and list its tools: longer than a call, "
                                      "as `npx` may fetch a package and a rollout's own server starts under load",
                                lo=0.0)
-    end_grace_s: float = _d(5.0, "how long a hung call's thread or a closing server's processes get to end before "
-                                 "they are ended by force (the MCP SDK gives a server 2 s, then 2 s more)", lo=0.0)
+    end_grace_s: float = _d(5.0, "how long, at close, hung calls' threads or a closing server's processes get to end "
+                                 "before they are abandoned or ended by force (the MCP SDK gives a server 2 s, then 2 s "
+                                 "more)", lo=0.0)
     max_stuck_calls: int = _d(8, "calls of your functions left blocked where Python cannot end them (C code that "
                                  "never returns) before a function that has one is answered timeout at once, "
                                  "without a thread of its own: each holds a thread and its stack until the process "
