@@ -349,7 +349,7 @@ class FunctionWorld:
                  tables: dict | None = None, # entity -> key of a table of records by id in `state` (default: found)
                  facts: dict | None = None,  # parameter -> values a person may give for it, that no schema can guess
                  name: str = "functions",    # what a row's calls say answered them
-                 options: WorldOptions | None = None,   # `server_timeout_s`: how long a call may take; ...
+                 options: WorldOptions | None = None,   # a call's time-out, threads, and lock wait
                  effects: dict | None = None):          # tool -> 'read' or 'write', where the guess is wrong
         self.functions, self.tools = {f.__name__: f for f in functions}, [tool_of(f) for f in functions]
         for t in self.tools: t.effect = _effect_of(t, effects or {}, self.functions)
