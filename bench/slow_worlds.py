@@ -9,7 +9,7 @@ Two tables, through the public API (`FunctionWorld`, `situation_from_cell`, `rol
 2. A function that never returns. The same 32 situations, where every function is `time.sleep(10**6)` (blocked in
    C: no line of Python runs again, so its thread cannot be ended) against one that answers at once, at
    concurrency 32 with `server_timeout_s=0.5`: rollouts/s, calls answered `timeout`, threads still blocked after the
-   run (bounded by `max_stuck_calls`), and `whilelab-call` threads left after `close` (blocked ones are abandoned as
+   run (at most `max_call_threads`; past `max_stuck_calls` a function that has one gets no thread), and `whilelab-call` threads left after `close` (blocked ones are abandoned as
    daemon threads: they never hold up the process's exit), and whether any call took longer than its time-out.
 
     python bench/slow_worlds.py [--k 2] [--timeout 0.5]
@@ -85,7 +85,7 @@ def overlap(k: int, timeout: float):
 
 def hung(k: int, timeout: float):
     print(f"\n2. A function that never returns (time.sleep(10**6)), concurrency 32, server_timeout_s={timeout:g}, "
-          f"max_stuck_calls={WorldOptions().max_stuck_calls}")
+          f"max_stuck_calls={WorldOptions().max_stuck_calls}, max_call_threads={WorldOptions().max_call_threads}")
     head = (f"{'functions':10} {'rollouts':>8} {'seconds':>8} {'roll/s':>7} {'timeouts':>8} {'slowest row':>11} "
             f"{'blocked after run':>17} {'left after close':>16} {'errors':>6}")
     print(head); print("-" * len(head))
@@ -102,8 +102,7 @@ def hung(k: int, timeout: float):
         print(f"{how:10} {len(rows):8} {secs:8.2f} {len(rows) / secs:7.1f} {timeouts:8} "
               f"{slowest:9.2f} s {stuck:17} {left:16} {errors:6}")
     print("blocked after run: whilelab-call threads alive after the run (idle workers, and calls blocked in C); left "
-          "after close: the blocked ones, abandoned as daemon threads (max_stuck_calls, plus the calls already in "
-          "flight when it was reached); slowest row: a row holds one call, so no call outran its time-out by more")
+          "after close: the blocked ones, abandoned as daemon threads (at most max_call_threads); slowest row: a row holds one call, so no call outran its time-out by more")
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
