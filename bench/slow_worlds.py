@@ -9,8 +9,9 @@ Two tables, through the public API (`FunctionWorld`, `situation_from_cell`, `rol
 2. A function that never returns. The same 32 situations, where every function is `time.sleep(10**6)` (blocked in
    C: no line of Python runs again, so its thread cannot be ended) against one that answers at once, at
    concurrency 32 with `server_timeout_s=0.5`: rollouts/s, calls answered `timeout`, threads still blocked after the
-   run (at most `max_call_threads`; past `max_stuck_calls` a function that has one gets no thread), and `whilelab-call` threads left after `close` (blocked ones are abandoned as
-   daemon threads: they never hold up the process's exit), and whether any call took longer than its time-out.
+   run (at most `max_call_threads`; past `max_stuck_calls` a function that has one gets no thread), and
+   `whilelab-call` threads left after `close` (blocked ones are abandoned as daemon threads: they never hold up the
+   process's exit), and the slowest row (one call each: no call outran its time-out by more).
 
     python bench/slow_worlds.py [--k 2] [--timeout 0.5]
 """
@@ -102,7 +103,8 @@ def hung(k: int, timeout: float):
         print(f"{how:10} {len(rows):8} {secs:8.2f} {len(rows) / secs:7.1f} {timeouts:8} "
               f"{slowest:9.2f} s {stuck:17} {left:16} {errors:6}")
     print("blocked after run: whilelab-call threads alive after the run (idle workers, and calls blocked in C); left "
-          "after close: the blocked ones, abandoned as daemon threads (at most max_call_threads); slowest row: a row holds one call, so no call outran its time-out by more")
+          "after close: the blocked ones, abandoned as daemon threads (at most max_call_threads); slowest row: a row "
+          "holds one call, so no call outran its time-out by more")
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
