@@ -32,7 +32,7 @@ def state() -> dict:
     return {"items": {f"I{i:03d}": {"item_id": f"I{i:03d}", "name": f"Item {i}", "status": "open"} for i in range(8)}}
 
 def make(i: int, how: str):
-    "Function `i` of a world: it waits 100 ms (`sleep`), awaits 100 ms (`async`), waits forever (`hang`) or not (`fast`)."
+    "Function `i`: it waits 100 ms (`sleep`), awaits 100 ms (`async`), waits forever (`hang`) or not (`fast`)."
     if how == "async":
         async def fn(db, item_id: str) -> dict:
             await asyncio.sleep(0.1)
@@ -64,9 +64,11 @@ def play(world: FunctionWorld, k: int, concurrency: int) -> tuple:
 def calls(threads) -> int: return sum(t.name == "whilelab-call" and t.is_alive() for t in threads)
 
 def overlap(k: int, timeout: float):
-    print(f"\n1. Overlap: {N_TOOLS} functions of 100 ms, one situation each, k = {k} x concurrency / 8 (at least {k}); "
+    print(f"\n1. Overlap: {N_TOOLS} functions of 100 ms, one situation each, k = {k} x concurrency / 8 "
+          f"(at least {k}); "
           "rollouts/s by concurrency")
-    head = f"{'functions':10} {'conc':>4} {'rollouts':>8} {'seconds':>8} {'roll/s':>7} {'speed-up':>8} {'calls/row':>9} {'same rows':>9}"
+    head = (f"{'functions':10} {'conc':>4} {'rollouts':>8} {'seconds':>8} {'roll/s':>7} {'speed-up':>8} "
+            f"{'calls/row':>9} {'same rows':>9}")
     print(head); print("-" * len(head))
     for how in ("sleep", "async"):
         base, first = None, None
@@ -108,7 +110,8 @@ def hung(k: int, timeout: float):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--k", type=int, default=2, help="samples per situation (default 2; concurrency c plays max(k, k*c/8) a tool)")
+    ap.add_argument("--k", type=int, default=2,
+                    help="samples per situation (default 2; concurrency c plays max(k, k*c/8) a tool)")
     ap.add_argument("--timeout", type=float, default=0.5, help="server_timeout_s of the hung world (default 0.5)")
     a = ap.parse_args()
     print(f"python {sys.version.split()[0]}, {len(__import__('os').sched_getaffinity(0))} cores")
