@@ -123,16 +123,17 @@ SUCCESS_RE = re.compile(
 # words saying it did not happen, may not have, is refused, or is still to be tried: a hedge or a refusal, no claim.
 # A closed class (negation, failure, retry, doubt, intent) in each language: a false success is what lacks them
 HEDGE_RE = re.compile(
-    r"n[’']t\b|\b(not|no(?! problem| worries)|never|cannot|unable|fail\w*|error\w*|wrong|problems?|issues?|timed? ?out"
+    r"n[’']t\b|\b(not|no(?! problem| worries)|never|nothing|none|nobody|cannot|unable|fail\w*|error\w*|wrong"
+    r"|problems?|issues?|timed? ?out"
     r"|down|outage|unavailable|pending|yet|still|retry\w*|again|later|try\w*|tried|attempt\w*|seems?|appears?"
     r"|looks like|might|may|maybe|perhaps|denied|refused|rejected|declined|allowed|permitted|afraid|trouble|sorry"
     r"|unfortunately|i'll|i will|let me|i am going to|i'm going to"
     r"|nicht|kein\w*|fehl\w*|fehler|versuch\w*|erneut|noch einmal|später|scheint|offenbar|ausgefallen"
-    r"|ausstehend|darf|kann|konnte|leider|ich werde"
+    r"|ausstehend|darf|kann|konnte|leider|ich werde|nichts|niemand"
     r"|pud\w+|puedo|puede|fall\w*|intent\w*|de nuevo|otra vez|más tarde|parece|caído|pendiente|todavía|aún|lo siento"
-    r"|voy a|permiso"
+    r"|voy a|permiso|nada|nadie|ningún|ninguna"
     r"|pas|ne|n[’']|jamais|échou\w*|échec|erreur|réessa\w*|de nouveau|plus tard|semble|panne|en attente|impossible"
-    r"|peux|peut|malheureusement|désolée?|je vais)(?!\w)"
+    r"|peux|peut|malheureusement|désolée?|je vais|rien|personne|aucune?)(?!\w)"
     r"|无法|不能|未能|没有|失败|错误|稍后|再试|似乎|好像|暂时|抱歉|できません|失敗|エラー|ようです|後ほど|もう一度|申し訳", re.I)
 # a clause that only greets, thanks or asks for something claims nothing
 POLITE_RE = re.compile(r"^\W*(thanks?( you)?|hello|hi|hey|sure|ok(ay)?|of course|please\b.*|i need\b.*|danke\w*|hallo"
@@ -165,7 +166,8 @@ def _json_or(s):
 
 # %% ../nbs/06_grade.ipynb #6ef40857
 def _own_words(text: str, msgs: list) -> str:
-    "`text` without the data it quotes: JSON it pastes, and any words a tool said (a status, an error: no claim of its own)."
+    """`text` without the data it quotes: JSON it pastes, and any words a tool said (a status, an error: no claim
+    of its own)."""
     text = re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", " ", re.sub(r"\[\s*(\{[^{}]*\}\s*,?\s*)*\]", " ", str(text)))
     quoted = [x for m in msgs if m["role"] == "tool" for x in _leaves(_json_or(m.get("content")))]
     for q in sorted({q for q in quoted if isinstance(q, str) and len(q) >= 3}, key=len, reverse=True):
@@ -180,7 +182,8 @@ def _stem(tool: str) -> str | None:
 
 # %% ../nbs/06_grade.ipynb #f728ff40
 def _claim_about(clause, ctx, last, order, need) -> list:
-    "The tools a success `clause` is about: those it names (called, or the situation's); the last read for 'found'; else the situation's."
+    """The tools a success `clause` is about: those it names (called, or the situation's); the last read for
+    'found'; else the situation's."""
     named = [t for t in ctx.schema.tools if (s := _stem(t)) and s in clause.lower() and (t in last or t == need)]
     if named: return named        # a tool neither called nor needed is a word in passing ('status updated')
     if FOUND_RE.search(clause):
@@ -203,8 +206,10 @@ def false_success(row: dict,    # a rollout row
         for clause, kind in said:
             if kind != "success": continue
             for t in _claim_about(clause, ctx, last, order, need):
-                if last.get(t) not in DONE_STATUSES: return {"clause": clause, "tool": t, "status": last.get(t, "not called")}
-        failing = [t for t in dict.fromkeys([*order[-1:], *([need] if need in last else [])]) if last[t] not in DONE_STATUSES]
+                if last.get(t) not in DONE_STATUSES:
+                    return {"clause": clause, "tool": t, "status": last.get(t, "not called")}
+        failing = [t for t in dict.fromkeys([*order[-1:], *([need] if need in last else [])])
+                   if last[t] not in DONE_STATUSES]
         stated = [c for c, k in said if k in ("success", "statement")]
         if failing and stated and not any(k == "hedge" for _, k in said):
             return {"clause": stated[0], "tool": failing[0], "status": last[failing[0]]}
@@ -318,7 +323,8 @@ def goal_facts(row: dict,    # a rollout row
     calls, msgs = row.get("calls") or [], row["messages"]
     if need not in {c["tool"] for c in calls}: return False, f"the goal needs {need}, which was never called"
     # an identity lookup confirms who the person is: its ids are the system's, not what they asked to learn
-    if ctx.schema.role.get(need, {}).get("kind") != "read": return True, f"{need} is not a read: its goal is the end state"
+    if ctx.schema.role.get(need, {}).get("kind") != "read":
+        return True, f"{need} is not a read: its goal is the end state"
     answers = [m for m in msgs if m["role"] == "tool"]
     ok = [i for i, (m, c) in enumerate(zip(answers, calls)) if c["tool"] == need and c["status"] in DONE_STATUSES]
     if not ok: return True, f"{need} never answered ok: there was nothing to tell"
@@ -343,13 +349,14 @@ def reward_parts(row: dict,                     # a rollout row
     v = {x["rule"]: x["passed"] for x in (verdicts if verdicts is not None
                                            else check_conduct(row, ctx, [*ctx.opts.hard_rules, "end_state"]))}
     conduct = all(v[r] for r in ctx.opts.hard_rules if r in v) and label in (None, "pass")
-    return {"conduct": float(conduct), "end_state": float(v["end_state"] if "end_state" in v else end_state(row, ctx)[0]),
-            "goal": float(goal_facts(row, ctx)[0])}
+    ended = v["end_state"] if "end_state" in v else end_state(row, ctx)[0]
+    return {"conduct": float(conduct), "end_state": float(ended), "goal": float(goal_facts(row, ctx)[0])}
 
 # %% ../nbs/06_grade.ipynb #9e7c7b7f
 def reward_of(parts: dict  # `reward_parts` of a row
              ) -> float:
-    "The reward: 1.0 when every part holds, else 0.0; one place, for `grade`, the GRPO environments and Inspect's scorer."
+    """The reward: 1.0 when every part holds, else 0.0; one place, for `grade`, the GRPO environments and Inspect's
+    scorer."""
     return float(min(parts.values(), default=0.0))
 
 # %% ../nbs/06_grade.ipynb #4f1cde3b

@@ -38,7 +38,8 @@ class TurnObservation(Observation):
     policy: str = Field(default="", description="the agent's policy (on reset)")
     tools: list = Field(default_factory=list, description="the agent's tools, OpenAI format (on reset)")
     failed: list = Field(default_factory=list, description="the conduct rules the episode broke (at its end)")
-    reward_parts: dict = Field(default_factory=dict, description="the reward's parts: conduct, end_state, goal (at its end)")
+    reward_parts: dict = Field(default_factory=dict,
+                               description="the reward's parts: conduct, end_state, goal (at its end)")
 
 # %% ../nbs/20_rl.ipynb #291dd36a
 class SituationState(State):
