@@ -17,12 +17,12 @@ from .world import Schema, check_args
 from .axes import policy_clauses
 
 # %% auto #0
-__all__ = ['CONDUCT_RULES', 'CONFIRM_RE', 'SUCCESS_RE', 'HEDGE_RE', 'POLITE_RE', 'FOUND_RE', 'DONE_STATUSES', 'DEFAULT_RUBRIC',
+__all__ = ['CONDUCT_RULES', 'CONFIRM_RE', 'DONE_STATUSES', 'SUCCESS_RE', 'HEDGE_RE', 'POLITE_RE', 'FOUND_RE', 'DEFAULT_RUBRIC',
            'LABEL_RE', 'LEAD_RE', 'LINE_RE', 'OVER_LIMIT', 'UNKNOWN_FAMILIES', 'PERSON_RULES', 'ID_TOKEN_RE',
            'HIDDEN_RE', 'PUSHY_RE', 'REFUSED_RE', 'DONT_KNOW_RE', 'YES_NO_RE', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx',
            'conduct_rule', 'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'claims', 'false_success',
            'success_after_fault', 'repeated_failing_call', 'confirmation_skipped', 'boilerplate', 'needed_tool_missing',
-           'truncated_reply', 'empty_reply', 'end_state', 'goal_facts', 'reward_parts', 'reward_of', 'check_conduct',
+           'truncated_reply', 'empty_reply', 'end_state', 'check_conduct', 'goal_facts', 'reward_parts', 'reward_of',
            'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash', 'as_judge',
            'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families', 'argument_grounding', 'hard_floors',
            'Graded', 'RowGrader', 'row_grader', 'grade', 'play_graded', 'PersonCtx', 'person_rule', 'invented_fact',
@@ -104,6 +104,9 @@ def _leaves(x):
     return [] if isinstance(x, bool) or x is None or x == "" else [x]
 
 # %% ../nbs/06_grade.ipynb #72bf951a
+# the call did what it was asked; only the payload it returned was short or old
+DONE_STATUSES = ("ok", "partial", "stale")
+
 # words saying a thing was done or is so, in each language the policy reader reads (en de fr es zh ja)
 SUCCESS_RE = re.compile(
     r"\b(all set|went through|gone through|done|successful(?:ly)?|completed?|processed|issued|taken care of|sorted"
@@ -216,9 +219,6 @@ def false_success(row: dict,    # a rollout row
     return None
 
 # %% ../nbs/06_grade.ipynb #b76f6ad8
-# the call did what it was asked; only the payload it returned was short or old
-DONE_STATUSES = ("ok", "partial", "stale")
-
 @conduct_rule
 def success_after_fault(row: dict,    # a rollout row
                         ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
@@ -305,6 +305,23 @@ def end_state(row: dict,    # a rollout row
     ok = row.get("state_hash_after") == row.get("reference_hash")
     return ok, "the world ended in the reference state" if ok else "the world ended in a different state from the reference"
 
+# %% ../nbs/06_grade.ipynb #4f1cde3b
+def _verdicts(registry: dict, names: list | None, row: dict, ctx, word: str) -> list[dict]:
+    "Each rule of `registry` named in `names` (default: all) on `row`, as `{rule, <word>, reason}` dicts."
+    out = []
+    for n in (names or registry):
+        ok, why = registry[n](row, ctx)
+        out.append({"rule": n, word: bool(ok), "reason": why})
+    return out
+
+# %% ../nbs/06_grade.ipynb #05610993
+def check_conduct(row: dict,     # a rollout row
+                  ctx: RuleCtx,  # what the rules know of the agent (`RuleCtx`)
+                  rules: list | None = None  # the rules to check (default: every registered one)
+                 ) -> list[dict]:
+    "Every conduct rule's verdict on `row`, as `{rule, passed, reason}` dicts."
+    return _verdicts(CONDUCT_RULES, rules, row, ctx, "passed")
+
 # %% ../nbs/06_grade.ipynb #4f59233a
 def _says(text: str, fact) -> bool:
     "Whether `text` (lower case) states `fact` as a whole word or number; a whole float may drop its '.0'."
@@ -358,23 +375,6 @@ def reward_of(parts: dict  # `reward_parts` of a row
     """The reward: 1.0 when every part holds, else 0.0; one place, for `grade`, the GRPO environments and Inspect's
     scorer."""
     return float(min(parts.values(), default=0.0))
-
-# %% ../nbs/06_grade.ipynb #4f1cde3b
-def _verdicts(registry: dict, names: list | None, row: dict, ctx, word: str) -> list[dict]:
-    "Each rule of `registry` named in `names` (default: all) on `row`, as `{rule, <word>, reason}` dicts."
-    out = []
-    for n in (names or registry):
-        ok, why = registry[n](row, ctx)
-        out.append({"rule": n, word: bool(ok), "reason": why})
-    return out
-
-# %% ../nbs/06_grade.ipynb #05610993
-def check_conduct(row: dict,     # a rollout row
-                  ctx: RuleCtx,  # what the rules know of the agent (`RuleCtx`)
-                  rules: list | None = None  # the rules to check (default: every registered one)
-                 ) -> list[dict]:
-    "Every conduct rule's verdict on `row`, as `{rule, passed, reason}` dicts."
-    return _verdicts(CONDUCT_RULES, rules, row, ctx, "passed")
 
 # %% ../nbs/06_grade.ipynb #d890ac25
 @dataclass
