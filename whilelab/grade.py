@@ -157,7 +157,8 @@ def claims(text: str  # what the agent said
         for c in re.split(r"[,;:，；：]\s*|\s+[-–—]\s+|\s+(?:but|however|aber|pero|mais)\s+", sent):
             c = c.strip(" .!。！")
             if not c: continue
-            out.append((c, "hedge" if HEDGE_RE.search(c) else "question" if ask else "polite" if POLITE_RE.match(c)
+            # a question neither claims nor hedges: "Kann ich sonst noch helfen?" says nothing of what was done
+            out.append((c, "question" if ask else "hedge" if HEDGE_RE.search(c) else "polite" if POLITE_RE.match(c)
                         else "success" if SUCCESS_RE.search(c) else "statement"))
     return out
 
