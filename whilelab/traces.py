@@ -4,7 +4,7 @@
 
 # %% ../nbs/23_traces.ipynb #ffdd1af9
 from __future__ import annotations
-import collections, json, re, importlib.util
+import base64, collections, gzip, json, re, importlib.util, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np, xarray as xr
@@ -17,9 +17,9 @@ from .cover import plan_cells, save_figure, _font, OKABE_ITO, MISSING_COLOUR
 from .defaults import FigureOptions
 
 # %% auto #0
-__all__ = ['ERROR_KINDS', 'GAP', 'GAP_COLOURS', 'TraceOptions', 'TraceError', 'otlp_spans', 'error_kind', 'trace_row',
-           'inspect_steps', 'Traces', 'from_traces', 'infer_tools', 'production_cells', 'aim', 'production_gap',
-           'gap_pairs', 'plot_gap', 'phrasings']
+__all__ = ['ERROR_KINDS', 'SESSION_KEYS', 'SPAN_NEEDS', 'GAP', 'GAP_COLOURS', 'TraceOptions', 'TraceError', 'otlp_spans',
+           'error_kind', 'trace_row', 'inspect_steps', 'Traces', 'from_traces', 'infer_tools', 'production_cells',
+           'aim', 'TraceWarning', 'gap_problems', 'production_gap', 'gap_pairs', 'plot_gap', 'phrasings']
 
 # %% ../nbs/23_traces.ipynb #c1151cd8
 @named
@@ -61,6 +61,17 @@ def _attrs(xs) -> dict:
     return {a["key"]: _value(a.get("value")) for a in xs or [] if isinstance(a, dict) and "key" in a}
 
 # %% ../nbs/23_traces.ipynb #553cda12
+_HEX = re.compile(r"[0-9a-fA-F]{16}|[0-9a-fA-F]{32}")
+
+def _id(x) -> str | None:
+    "A trace or span id as hex: as OTLP/JSON writes it, or from protobuf-JSON's base64."
+    if not x: return None
+    x = str(x)
+    if _HEX.fullmatch(x): return x.lower()
+    try: b = base64.b64decode(x, validate=True)
+    except ValueError: return x
+    return b.hex() if len(b) in (8, 16) else x
+
 def _flat(export: dict) -> list[dict]:
     "The spans of one OTLP JSON export, flat: ids, name, times, status, attributes (resource's underneath)."
     out = []
@@ -70,8 +81,9 @@ def _flat(export: dict) -> list[dict]:
             for s in ss.get("spans") or []:
                 st = s.get("status") or {}
                 code = st.get("code", 0)
-                out.append({"trace_id": s.get("traceId") or s.get("trace_id"), "span_id": s.get("spanId") or s.get("span_id"),
-                            "parent": s.get("parentSpanId") or s.get("parent_span_id") or None, "name": s.get("name", ""),
+                out.append({"trace_id": _id(s.get("traceId") or s.get("trace_id")),
+                            "span_id": _id(s.get("spanId") or s.get("span_id")),
+                            "parent": _id(s.get("parentSpanId") or s.get("parent_span_id")), "name": s.get("name", ""),
                             "start": int(s.get("startTimeUnixNano") or 0), "end": int(s.get("endTimeUnixNano") or 0),
                             "error": code in (2, "STATUS_CODE_ERROR", "ERROR"), "status": st.get("message") or "",
                             "attrs": {**res, **_attrs(s.get("attributes"))},
@@ -79,12 +91,39 @@ def _flat(export: dict) -> list[dict]:
                                        for e in s.get("events") or []]})
     return out
 
+def _flat_logs(export: dict) -> list[dict]:
+    "The log records of one OTLP JSON logs export, as events: the span they name, their name, attributes and body."
+    out = []
+    for rl in export.get("resourceLogs") or export.get("resource_logs") or []:
+        for sl in rl.get("scopeLogs") or rl.get("scope_logs") or []:
+            for r in sl.get("logRecords") or sl.get("log_records") or []:
+                a, body = _attrs(r.get("attributes")), _value(r.get("body"))
+                out.append({"span_id": _id(r.get("spanId") or r.get("span_id")), "name": r.get("eventName") or
+                            a.get("event.name") or "", "attrs": {**a, **(body if isinstance(body, dict) else {})},
+                            "time": int(r.get("timeUnixNano") or r.get("observedTimeUnixNano") or 0)})
+    return out
+
+def _join(spans: list[dict], logs: list[dict]) -> list[dict]:
+    "Each log record added to the events of the span it names, in time order."
+    by = {s["span_id"]: s for s in spans}
+    for r in sorted(logs, key=lambda r: r["time"]):
+        if r["span_id"] in by: by[r["span_id"]]["events"].append({"name": r["name"], "attrs": r["attrs"]})
+    return spans
+
 # %% ../nbs/23_traces.ipynb #c70cc7ec
-def otlp_spans(path: str | Path  # an OTLP JSON export (one object, or JSON Lines of them)
-              ) -> list[dict]:
-    "Flat spans of an OTLP JSON file; a `TraceError` naming the line and the fix where it cannot be read."
-    path, spans = Path(path), []
-    text = path.read_text(encoding="utf-8", errors="replace")
+def _read_otlp(path: Path) -> tuple[list, list]:
+    "(spans, log records) of an OTLP file: JSON, JSON Lines or protobuf, gzipped or not."
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        try: data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise TraceError(path, "the file", f"a gzip file that does not unpack ({e})", "re-copy or re-export it")
+    try: text = data.decode("utf-8")
+    except UnicodeDecodeError: text = None
+    if text is None or not text.lstrip()[:1] in ("{", "["):
+        if text is not None and text.strip() == "": return [], []
+        return _proto_spans(path, data), []
+    spans, logs = [], []
     try: docs = [json.loads(text)]
     except ValueError: docs = None
     if docs is None:                                    # JSON Lines, or a torn export
@@ -94,20 +133,55 @@ def otlp_spans(path: str | Path  # an OTLP JSON export (one object, or JSON Line
             except ValueError:
                 raise TraceError(path, f"line {n}", "not valid JSON (an export cut off, or not an OTLP JSON file)",
                                  "re-export, or delete the torn line: the spans before it were read",
-                                 kept=spans) from None
+                                 kept=_join(spans, logs)) from None
             if isinstance(doc, dict) and "context" in doc and "name" in doc: spans.append(_plain(doc)); continue
-            if not isinstance(doc, dict) or not ({"resourceSpans", "resource_spans"} & set(doc)):
+            if not isinstance(doc, dict) or not ({"resourceSpans", "resource_spans", "resourceLogs"} & set(doc)):
                 raise TraceError(path, f"line {n}", "neither an OTLP JSON export (no resourceSpans) nor a span",
                                  "export with the OTLP JSON encoding or the SDK's span.to_json(), one per line",
-                                 kept=spans)
-            spans += _flat(doc)
-        return spans
+                                 kept=_join(spans, logs))
+            spans += _flat(doc); logs += _flat_logs(doc)
+        return spans, logs
     doc = docs[0]
-    if isinstance(doc, list): return [s for d in doc for s in (_flat(d) if "resourceSpans" in d else [_plain(d)])]
-    if not isinstance(doc, dict) or not ({"resourceSpans", "resource_spans"} & set(doc)):
+    if isinstance(doc, list):
+        return [s for d in doc for s in (_flat(d) if "resourceSpans" in d else [_plain(d)])], []
+    if not isinstance(doc, dict) or not ({"resourceSpans", "resource_spans", "resourceLogs"} & set(doc)):
         raise TraceError(path, "top level", "an unknown trace format (no resourceSpans, not JSON Lines of spans)",
-                         "pass an OTLP JSON export, an OpenInference span dump, or an Inspect .eval/.json log")
-    return _flat(doc)
+                         "pass an OTLP JSON or protobuf export, an OpenInference span dump, or an Inspect .eval/.json log")
+    return _flat(doc), _flat_logs(doc)
+
+def _proto_spans(path: Path, data: bytes) -> list[dict]:
+    "Spans of a binary OTLP ExportTraceServiceRequest, or of a stream of them each behind a 4-byte big-endian length."
+    try:
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+        from google.protobuf.json_format import MessageToDict
+        from google.protobuf.message import DecodeError
+    except ImportError:
+        raise TraceError(path, "the file", "not JSON: an OTLP protobuf file needs opentelemetry-proto to read",
+                         "pip install opentelemetry-proto, or export with the OTLP JSON encoding") from None
+    parts, i = [], 0
+    while data[:1] == b"\x00" and i + 4 <= len(data):   # a field tag is never 0: a leading 0 is a length prefix
+        n = int.from_bytes(data[i:i + 4], "big")
+        if i + 4 + n > len(data): parts = []; break
+        parts.append(data[i + 4:i + 4 + n]); i += 4 + n
+        if i == len(data): break
+    spans = []
+    for k, part in enumerate(parts if parts and i == len(data) else [data]):
+        req = ExportTraceServiceRequest()
+        try: req.ParseFromString(part)
+        except DecodeError:
+            raise TraceError(path, f"message {k + 1}" if parts else "the file", "neither JSON nor an OTLP protobuf "
+                             "ExportTraceServiceRequest", "pass an OTLP JSON or protobuf trace export",
+                             kept=spans) from None
+        spans += _flat(MessageToDict(req))
+    if not spans and data:
+        raise TraceError(path, "the file", "neither JSON nor an OTLP protobuf trace export holding spans",
+                         "pass an OTLP JSON or protobuf trace export (ExportTraceServiceRequest)")
+    return spans
+
+def otlp_spans(path: str | Path  # an OTLP export: JSON, JSON Lines, or protobuf; gzipped or not
+              ) -> list[dict]:
+    "Flat spans of an OTLP file, its log records joined as events; a `TraceError` naming the line and the fix where it cannot be read."
+    return _join(*_read_otlp(Path(path)))
 
 # %% ../nbs/23_traces.ipynb #eef61827
 def _plain(s: dict) -> dict:
@@ -133,39 +207,117 @@ def _numbered(attrs: dict, prefix: str, field: str) -> list:
     got = sorted((int(m.group(1)), v) for k, v in attrs.items() if (m := pat.match(k)))
     return [v for _, v in got]
 
+def _nested(attrs: dict, prefix: str) -> list:
+    """`prefix.N.a.M.b` attributes as a list of nested dicts (numbered levels become lists in number order):
+    OpenInference's `llm.input_messages.0.message.tool_calls.0.tool_call.id`, OpenLLMetry's `gen_ai.prompt.0.role`."""
+    tree: dict = {}
+    for k, v in attrs.items():
+        if not k.startswith(prefix + "."): continue
+        node, parts = tree, k[len(prefix) + 1:].split(".")
+        for p in parts[:-1]: node = node.setdefault(p, {})
+        node[parts[-1]] = v
+    def lists(n):
+        if not isinstance(n, dict): return n
+        if n and all(k.isdigit() for k in n): return [lists(n[k]) for k in sorted(n, key=int)]
+        return {k: lists(v) for k, v in n.items()}
+    out = lists(tree)
+    return out if isinstance(out, list) else []
+
 # %% ../nbs/23_traces.ipynb #03887494
-def _genai_text(msgs) -> list[tuple]:
-    "(role, text) of GenAI `gen_ai.input.messages` / `output.messages` (parts, or plain content)."
-    out = []
-    for m in _json(msgs) or []:
-        if not isinstance(m, dict): continue
-        parts = m.get("parts")
-        text = " ".join(str(p.get("content") or p.get("text") or "") for p in parts if p.get("type", "text") == "text") \
-            if isinstance(parts, list) else m.get("content") or ""
-        out.append((m.get("role", ""), text if isinstance(text, str) else json.dumps(text)))
-    return out
+def _args(a):
+    a = _json(a)
+    return a if isinstance(a, dict) else {} if a in (None, "") else a
+
+def _msg(m: dict, role: str = "") -> dict | None:
+    """One message in any convention as {role, text, calls: [(id, name, args)], call_id, result}: GenAI parts,
+    chat-completions style (`content`, `tool_calls`, `tool_call_id`), OpenInference's `message.*`, an event's body."""
+    if not isinstance(m, dict): return None
+    if isinstance(m.get("message"), dict):            # a gen_ai.choice body: the message, its calls beside it
+        m = {**m, **m["message"], "tool_calls": m["message"].get("tool_calls") or m.get("tool_calls")}
+    role = m.get("role") or role
+    text, calls, call_id, result = [], [], m.get("tool_call_id") or m.get("id") if role == "tool" else None, None
+    parts = m.get("parts")
+    if isinstance(parts, list):
+        for p in parts:
+            if not isinstance(p, dict): continue
+            t = p.get("type", "text")
+            if t == "text": text.append(str(p.get("content") or p.get("text") or ""))
+            elif t == "tool_call": calls.append((p.get("id"), p.get("name"), _args(p.get("arguments"))))
+            elif t == "tool_call_response":
+                call_id, result = p.get("id") or call_id, p.get("response", p.get("result"))
+    else:
+        c = m.get("content")
+        if isinstance(c, list):
+            text += [str(p.get("text") or p.get("content") or "") for p in c if isinstance(p, dict)
+                     and p.get("type", "text") in ("text", "input_text", "output_text")]
+        elif c not in (None, ""): text.append(c if isinstance(c, str) else json.dumps(c))
+        for tc in m.get("tool_calls") or []:
+            tc = tc.get("tool_call", tc) if isinstance(tc, dict) else {}
+            f = tc.get("function") or {}
+            calls.append((tc.get("id"), f.get("name") or tc.get("name"), _args(f.get("arguments", tc.get("arguments")))))
+    if role == "tool" and result is None: result = " ".join(text) if text else m.get("content")
+    return {"role": role, "text": " ".join(t for t in text if t), "calls": calls,
+            "call_id": call_id, "result": result}
+
+def _msgs(xs, role: str = "") -> list[dict]:
+    xs = _json(xs)
+    return [m for x in (xs if isinstance(xs, list) else []) if (m := _msg(x, role))]
+
+_EVENT_ROLES = {"gen_ai.system.message": "system", "gen_ai.user.message": "user", "gen_ai.assistant.message": "assistant",
+                "gen_ai.tool.message": "tool", "gen_ai.choice": "assistant"}
+
+def _span_messages(s: dict) -> tuple[list, list]:
+    "(input messages, output messages) of a model span, from whichever place its instrumentation put them."
+    a = s["attrs"]
+    ins, outs = _msgs(a.get("gen_ai.input.messages")), _msgs(a.get("gen_ai.output.messages"), "assistant")
+    if not ins and not outs:
+        ins = [m for x in _nested(a, "llm.input_messages") if (m := _msg(x.get("message", x) if isinstance(x, dict) else x))]
+        outs = [m for x in _nested(a, "llm.output_messages")
+                if (m := _msg(x.get("message", x) if isinstance(x, dict) else x, "assistant"))]
+    if not ins and not outs:
+        ins = [m for x in _nested(a, "gen_ai.prompt") if (m := _msg(x))]
+        outs = [m for x in _nested(a, "gen_ai.completion") if (m := _msg(x, "assistant"))]
+    if not ins and not outs:
+        for e in s.get("events") or []:
+            ea, name = e.get("attrs") or {}, e.get("name") or ""
+            if "gen_ai.input.messages" in ea or "gen_ai.output.messages" in ea:
+                ins += _msgs(ea.get("gen_ai.input.messages")); outs += _msgs(ea.get("gen_ai.output.messages"), "assistant")
+            elif name in _EVENT_ROLES and (m := _msg(ea, _EVENT_ROLES[name])):
+                (outs if name == "gen_ai.choice" else ins).append(m)
+            elif name == "gen_ai.content.prompt": ins += _msgs(ea.get("gen_ai.prompt"))
+            elif name == "gen_ai.content.completion": outs += _msgs(ea.get("gen_ai.completion"), "assistant")
+    return ins, outs
 
 # %% ../nbs/23_traces.ipynb #524101fe
+_MODEL_OPS = ("chat", "text_completion", "generate_content")
+
+def _tool_output(out) -> tuple:
+    """(result, error, call id) of a tool span's output: LangChain's tool message (its `status` 'error' holds the
+    error, as its ToolNode and `handle_tool_error` write it), or the result as given."""
+    o = _json(out)
+    if isinstance(o, dict):
+        d = o.get("kwargs") if o.get("lc") == 1 else o.get("data") if o.get("type") == "tool" else None
+        if isinstance(d, dict) and ("tool_call_id" in d or "status" in d):
+            content = d.get("content")
+            return content, (content or "error") if d.get("status") == "error" else None, d.get("tool_call_id")
+    return out, None, None
+
 def _read_span(s: dict) -> dict | None:
-    "A span as {kind: tool|llm, ...} in either convention; None for a span of neither (a chain, an HTTP call)."
+    "A span as {kind: tool|llm, ...} in any convention; None for a span of neither (a chain, an HTTP call)."
     a = s["attrs"]
     op, oi = a.get("gen_ai.operation.name"), str(a.get("openinference.span.kind", "")).upper()
     if op == "execute_tool" or oi == "TOOL":
         name = a.get("gen_ai.tool.name") or a.get("tool.name") or s["name"].removeprefix("execute_tool ").strip()
-        args = _json(a.get("gen_ai.tool.call.arguments", a.get("input.value")))
-        err = a.get("error.type") or (s["status"] or "error" if s["error"] else None)
-        return {"kind": "tool", "name": name, "id": a.get("gen_ai.tool.call.id") or s["span_id"],
-                "args": args if isinstance(args, dict) else {} if args in (None, "") else {"input": args},
-                "result": a.get("gen_ai.tool.call.result", a.get("output.value")), "error": err,
-                "message": s["status"], "schema": _json(a.get("tool.parameters"))}
-    if op in ("chat", "text_completion", "generate_content") or oi == "LLM" or any(k.startswith("gen_ai.prompt.") for k in a):
-        ins = _genai_text(a.get("gen_ai.input.messages")) or list(zip(_numbered(a, "gen_ai.prompt", "role"),
-                                                                      _numbered(a, "gen_ai.prompt", "content"))) \
-            or list(zip(_numbered(a, "llm.input_messages", "message.role"),
-                        _numbered(a, "llm.input_messages", "message.content")))
-        outs = _genai_text(a.get("gen_ai.output.messages")) or \
-            [("assistant", c) for c in _numbered(a, "gen_ai.completion", "content")] or \
-            [("assistant", c) for c in _numbered(a, "llm.output_messages", "message.content")]
+        result, err, cid = _tool_output(a.get("gen_ai.tool.call.result", a.get("output.value")))
+        err = err or a.get("error.type") or (s["status"] or "error" if s["error"] else None)
+        return {"kind": "tool", "name": name, "id": a.get("gen_ai.tool.call.id") or cid, "span": s["span_id"],
+                "args": _args(a.get("gen_ai.tool.call.arguments", a.get("input.value"))),
+                "result": result, "error": err, "message": s["status"], "schema": _json(a.get("tool.parameters")),
+                "named": "gen_ai.tool.name" in a or "tool.name" in a,
+                "has_result": result is not None or err is not None}
+    if op in _MODEL_OPS or oi == "LLM" or any(k.startswith("gen_ai.prompt.") for k in a) or \
+            any(e.get("name") in _EVENT_ROLES for e in s.get("events") or []):
+        ins, outs = _span_messages(s)
         tools = _json(a.get("gen_ai.tool.definitions")) or [_json(x) for x in _numbered(a, "llm.tools", "tool.json_schema")]
         return {"kind": "llm", "inputs": ins, "outputs": outs, "tools": [t for t in tools or [] if isinstance(t, dict)],
                 "system": a.get("gen_ai.provider.name") or a.get("gen_ai.system") or a.get("llm.system") or "",
@@ -179,6 +331,8 @@ ERROR_KINDS = [("timeout", r"time ?out|timed out|deadline"), ("rate_limited", r"
                ("write_conflict", r"\b409\b|conflict|concurrent"),
                ("malformed", r"malformed|invalid json|parse|decode|unexpected token")]
 _MISSING = re.compile(r"not found|no such|does not exist|\b404\b", re.I)
+# what frameworks answer the model with when a tool raised: LangChain's ToolNode, the Agents SDK, MCP's text
+_ERROR_TEXT = re.compile(r"^\s*(error\b|an error occurred while running the tool|tool execution failed)", re.I)
 
 def error_kind(error: str | None,   # the error type or message a trace gives
                result: object = None  # the call's result, where the error is in it
@@ -189,11 +343,21 @@ def error_kind(error: str | None,   # the error type or message a trace gives
     for kind, pat in ERROR_KINDS:
         if re.search(pat, said, re.I): return kind
     if _MISSING.search(said): return "ok"            # the call worked: the record is not there (world: missing)
-    return "error:" + re.sub(r"\W+", "_", str(error or "error").split(":")[0])[:40]
+    return "error:" + _error_type(error, result)
 
 def _is_error(result) -> bool:
     r = _json(result)
-    return isinstance(r, dict) and ("error" in r or r.get("isError") is True)
+    return isinstance(r, dict) and ("error" in r or r.get("isError") is True) or \
+        isinstance(r, str) and bool(_ERROR_TEXT.match(r))
+
+def _error_type(error, result=None) -> str:
+    """The error's type: a type the error or result names (`Error: KeyError('x')` -> `KeyError`), else the error's
+    first word, else `tool_error` (an error whose details the framework withheld)."""
+    r = _json(result)
+    said = " ".join(str(x) for x in (error, r.get("error") if isinstance(r, dict) else r) if x)
+    if (m := re.search(r"\b([A-Z]\w*(?:Error|Exception|Timeout))\b", said)): return m.group(1)[:40]
+    first = re.sub(r"\W+", "_", str(error or "").split(":")[0].split("(")[0]).strip("_")
+    return first[:40] if first and " " not in str(error).split(":")[0].strip() else "tool_error"
 
 # %% ../nbs/23_traces.ipynb #02e1faaf
 def _clean(x):
@@ -204,29 +368,87 @@ def _clean(x):
     return x
 
 # %% ../nbs/23_traces.ipynb #9a2a4e65
-def trace_row(trace_id: str,       # the trace
+def _transcript(steps: list[dict]) -> tuple[list, list, list]:
+    """(events, calls, llm steps) of one conversation's steps in time order: events are ('user'|'assistant', text) and
+    ('call', call); a call is {tool, id, args, result, error, message}."""
+    events, calls, users, declared = [], [], [], []        # declared: [id, name, args, used] the model asked for
+    with_spans = {s.get("trace") for s in steps if s["kind"] == "tool"}
+    schemas = {}
+    first_llm = set()
+    for s in steps:
+        if s["kind"] == "llm":
+            for t in s.get("tools") or []:
+                f = t.get("function", t)
+                if isinstance(f, dict) and f.get("name"): schemas[f["name"]] = f.get("parameters") or f.get("input_schema")
+            said = [m["text"] for m in s["inputs"] if m["role"] == "user" and m["text"]]
+            if len(said) > len(users): new = said[len(users):]
+            elif said and s.get("trace") not in first_llm and (not users or said[-1] != users[-1]): new = said[-1:]
+            else: new = []
+            first_llm.add(s.get("trace"))
+            for t in new: users.append(t); events.append(("user", t))
+            spans = s.get("trace") in with_spans
+            if not spans:                                        # results of the calls read from messages
+                for m in s["inputs"]:
+                    if m["role"] != "tool": continue
+                    open_ = [c for c in calls if c.get("pending")]
+                    c = next((c for c in open_ if m["call_id"] and c["id"] == m["call_id"]), None) or \
+                        (open_[0] if open_ and not m["call_id"] else None)
+                    if c is not None:
+                        c["pending"] = False; c["result"] = m["result"]
+                        c["error"] = c["result"] if _is_error(c["result"]) else None
+            for m in s["outputs"]:
+                for cid, name, args in m["calls"]:
+                    if not name: continue
+                    if spans: declared.append([cid, name, args, False]); continue
+                    c = {"tool": name, "id": cid or f"m{len(calls)}", "args": args if isinstance(args, dict) else
+                         _named(name, args, schemas), "result": None, "error": None, "message": "", "pending": True}
+                    calls.append(c); events.append(("call", c))
+                if m["text"]: events.append(("assistant", m["text"]))
+        else:
+            d = next((d for d in declared if not d[3] and s["id"] and d[0] == s["id"]), None) or \
+                next((d for d in declared if not d[3] and d[1] == s["name"]), None)
+            if d is not None: d[3] = True
+            args = s["args"] if isinstance(s["args"], dict) else \
+                d[2] if d is not None and isinstance(d[2], dict) else _named(s["name"], s["args"], {**schemas, **(
+                    {s["name"]: s["schema"]} if isinstance(s.get("schema"), dict) else {})})
+            c = {"tool": s["name"], "id": s["id"] or (d[0] if d else None) or s.get("span") or f"s{len(calls)}",
+                 "args": args, "result": s["result"], "error": s["error"], "message": s["message"], "pending": False}
+            calls.append(c); events.append(("call", c))
+    return events, calls, [s for s in steps if s["kind"] == "llm"]
+
+def _named(tool: str, value, schemas: dict) -> dict:
+    "A single argument given bare, under the name its tool declares (its one parameter), else `input`."
+    props = list(((schemas.get(tool) or {}).get("properties") or {}))
+    req = (schemas.get(tool) or {}).get("required") or []
+    name = props[0] if len(props) == 1 else req[0] if len(req) == 1 else "input"
+    return {name: value}
+
+def trace_row(trace_id: str,       # the conversation (its session, or its one trace)
               steps: list[dict],   # its spans as `_read_span` reads them, in time order
               source: str,         # where it came from (the file), for the run id
               seconds: float = 0.0 # how long it took
              ) -> dict:
-    "The row of one production conversation: messages, calls, errors as faults, the cell it delivered."
-    llms, tools = [s for s in steps if s["kind"] == "llm"], [s for s in steps if s["kind"] == "tool"]
-    first = next((t for s in llms for r, t in s["inputs"] if r == "user" and t), None)
-    last = next((t for s in reversed(llms) for r, t in s["outputs"] if r == "assistant" and t), "")
-    messages, calls, faults = ([user_msg(redact(first))] if first else []), [], []
+    "The row of one production conversation: every turn, calls, errors as faults, the cell it delivered."
+    events, tools, llms = _transcript(steps)
+    messages, calls, faults = [], [], []
+    for kind, x in events:
+        if kind == "user": messages.append(user_msg(redact(x)))
+        elif kind == "assistant": messages.append(assistant_msg(redact(x)))
+        else:
+            cid = "call_" + stable_hash(trace_id, x["id"], n=8)
+            messages.append(assistant_msg("", [(cid, x["tool"], _clean(x["args"]))]))
+            res = x["result"]
+            payload = _json(res) if res is not None else {"error": x["message"] or x["error"]} if x["error"] else \
+                {"note": "no result in the trace"}
+            messages.append(tool_msg(cid, x["tool"], _clean(payload)))
     for i, t in enumerate(tools):
         kind = error_kind(t["error"], t["result"])
-        cid = "call_" + stable_hash(trace_id, t["id"], n=8)
-        messages.append(assistant_msg("", [(cid, t["name"], _clean(t["args"]))]))
-        payload = _json(t["result"]) if t["result"] is not None else {"error": t["message"] or t["error"] or "no result"}
-        messages.append(tool_msg(cid, t["name"], _clean(payload)))
-        calls.append({"tool": t["name"], "status": kind})
-        if kind != "ok": faults.append({"tool": t["name"], "fault": kind, "call": i})
-    if last: messages.append(assistant_msg(redact(last)))
+        calls.append({"tool": t["tool"], "status": kind})
+        if kind != "ok": faults.append({"tool": t["tool"], "fault": kind, "call": i})
     main = tools[-1] if tools else None
-    mine = [c["status"] for c in calls if main is not None and c["tool"] == main["name"]]
+    mine = [c["status"] for c in calls if main is not None and c["tool"] == main["tool"]]
     cond = next((k for k in mine if k != "ok"), "ok")        # what the tool met, as a fault that fired would be
-    cell = {} if main is None else {"tool": main["name"], "condition": cond,
+    cell = {} if main is None else {"tool": main["tool"], "condition": cond,
                                     "world": "missing" if _MISSING.search(str(main["result"] or "")) else "exists"}
     usage = {}
     for s in llms:
@@ -249,6 +471,8 @@ def _text(c) -> str:
     return c if isinstance(c, str) else "" if c is None else canonical_json(c)
 
 # %% ../nbs/23_traces.ipynb #9c670f89
+def _said(role: str, text: str) -> dict: return {"role": role, "text": text, "calls": [], "call_id": None, "result": None}
+
 def inspect_steps(path: str | Path  # an Inspect eval log (.eval or .json)
                  ) -> list[tuple]:
     """(trace id, steps, seconds) of each sample of an Inspect log, read as `interop.from_inspect` reads one: Inspect's
@@ -262,25 +486,28 @@ def inspect_steps(path: str | Path  # an Inspect eval log (.eval or .json)
                          "check the file is a complete .eval or .json log (a run still going writes it at the end)") from None
     out = []
     for smp in log.samples or []:
+        sid = f"{log.eval.eval_id}/{smp.id}/{smp.epoch}"
         said = list(zip(smp.messages, from_chat(smp.messages)))
         results = {d["tool_call_id"]: (m, d) for m, d in said if d["role"] == "tool"}
-        steps = []
+        steps, users = [], []
         for m, d in said:
             if d["role"] in ("user", "assistant"):
                 text = _text(d["content"])
-                steps.append({"kind": "llm", "inputs": [(d["role"], text)] if d["role"] == "user" else [],
-                              "outputs": [("assistant", text)] if d["role"] == "assistant" else [], "tools": [],
+                if d["role"] == "user": users.append(text)
+                steps.append({"kind": "llm", "trace": sid, "inputs": [_said("user", t) for t in users]
+                              if d["role"] == "user" else [], "tools": [],
+                              "outputs": [_said("assistant", text)] if d["role"] == "assistant" else [],
                               "system": str(getattr(m, "model", "") or ""), "usage": {"input_tokens": 0, "output_tokens": 0}})
             for c in d.get("tool_calls") or []:
                 r, rd = results.get(c["id"], (None, None))
                 err = getattr(r, "error", None) if r is not None else "no result"
-                a = c["function"]["arguments"]
-                steps.append({"kind": "tool", "name": c["function"]["name"], "id": c["id"],
-                              "args": dict(a) if isinstance(a, dict) else {} if a in (None, "") else {"input": a},
+                steps.append({"kind": "tool", "trace": sid, "name": c["function"]["name"], "id": c["id"], "span": None,
+                              "args": _args(c["function"]["arguments"]),
                               "result": _text(rd["content"]) if rd is not None else None,
                               "error": f"{err.type}: {err.message}" if hasattr(err, "type") else err,
-                              "message": getattr(err, "message", "") if err else "", "schema": None})
-        out.append((f"{log.eval.eval_id}/{smp.id}/{smp.epoch}", steps, float(getattr(smp, "total_time", 0) or 0)))
+                              "message": getattr(err, "message", "") if err else "", "schema": None,
+                              "named": True, "has_result": True})
+        out.append((sid, steps, float(getattr(smp, "total_time", 0) or 0)))
     return out
 
 # %% ../nbs/23_traces.ipynb #40ffb940
@@ -291,6 +518,8 @@ class Traces:
     schemas: dict = field(default_factory=dict)     # tool name -> JSON Schema a trace gave
     files: dict = field(default_factory=dict)       # file -> (format, rows read)
     options: TraceOptions = field(default_factory=TraceOptions)   # how the traces were read
+    missing: dict = field(default_factory=dict)     # what the spans lacked -> how many spans lacked it (`SPAN_NEEDS`)
+    spans: dict = field(default_factory=dict)       # model and tool spans read: {"model": n, "tool": n}
     def __len__(self): return len(self.rows)
     def __repr__(self):
         return f"Traces({len(self.rows)} rows from {len(self.files)} file(s): {sorted({f for f, _ in self.files.values()})})"
@@ -298,55 +527,108 @@ class Traces:
 # %% ../nbs/23_traces.ipynb #f24bee77
 def _format_of(path: Path, head: str) -> str:
     if path.suffix == ".eval": return "inspect"
-    if '"openinference.span.kind"' in head or "openinference.span.kind" in head: return "openinference"
-    if "resourceSpans" in head or "resource_spans" in head or '"context"' in head: return "otel"
+    if "openinference.span.kind" in head: return "openinference"
+    if "resourceSpans" in head or "resource_spans" in head or '"context"' in head or "resourceLogs" in head: return "otel"
     if '"eval"' in head and '"samples"' in head or '"eval_id"' in head: return "inspect"
+    if head and not head.lstrip()[:1] in ("{", "["): return "otel"         # binary: an OTLP protobuf export
     return "unknown"
 
+def _head(p: Path) -> str:
+    "The start of a file as text, gzip unpacked; a binary file as its bytes read loosely (enough to say its format)."
+    with open(p, "rb") as f: data = f.read(20000)
+    if data[:2] == b"\x1f\x8b":
+        try:
+            with gzip.open(p, "rb") as f: data = f.read(20000)
+        except (OSError, EOFError): return "\x00"
+    return data.decode("utf-8", errors="replace")
+
 # %% ../nbs/23_traces.ipynb #f775d788
-def _by_trace(spans: list[dict], path) -> list[tuple]:
-    "(trace id, steps, seconds) per trace, steps in time order."
+SESSION_KEYS = ("session.id", "gen_ai.conversation.id")   # where a trace says its conversation, in this order
+
+SPAN_NEEDS = {"model span without messages": "gen_ai.input.messages / gen_ai.output.messages (or llm.input_messages, "
+                                             "gen_ai.prompt.N, message events)",
+              "tool span without a name": "gen_ai.tool.name or tool.name",
+              "tool span without a result or error": "gen_ai.tool.call.result / output.value, or error.type / status"}
+
+def _conversations(spans: list[dict]) -> list[tuple]:
+    """(conversation id, steps, seconds) per conversation: traces grouped by `SESSION_KEYS` (on any of their spans),
+    else each trace alone; steps in time order, each tagged with its trace."""
+    traces = collections.defaultdict(list)
+    for s in spans: traces[s["trace_id"]].append(s)
+    conv = {}
+    for tid, ss in traces.items():
+        key = next((str(s["attrs"][k]) for k in SESSION_KEYS for s in ss if s["attrs"].get(k)), None)
+        conv[tid] = f"session:{key}" if key else str(tid)
+    t0 = lambda ss: min((str(s["start"]).zfill(24), s["span_id"] or "") for s in ss)
     groups = collections.defaultdict(list)
-    for s in spans: groups[s["trace_id"]].append(s)
+    for tid in sorted(traces, key=lambda t: t0(traces[t])): groups[conv[tid]].append(tid)
     out = []
-    for tid, ss in groups.items():
-        ss.sort(key=lambda s: (s["start"], s["span_id"] or ""))
-        steps = [x for s in ss if (x := _read_span(s)) is not None]
-        ends = [int(s["end"]) for s in ss if str(s["end"]).isdigit()]; starts = [int(s["start"]) for s in ss if str(s["start"]).isdigit()]
-        out.append((str(tid), steps, (max(ends) - min(starts)) / 1e9 if ends and starts else 0.0))
+    for cid, tids in groups.items():
+        ss = sorted((s for t in tids for s in traces[t]), key=lambda s: (str(s["start"]).zfill(24), s["span_id"] or ""))
+        steps = []
+        for s in ss:
+            if (x := _read_span(s)) is not None: x["trace"] = s["trace_id"]; steps.append(x)
+        ends = [int(s["end"]) for s in ss if str(s["end"]).isdigit()]
+        starts = [int(s["start"]) for s in ss if str(s["start"]).isdigit()]
+        out.append((cid, steps, (max(ends) - min(starts)) / 1e9 if ends and starts else 0.0))
     return out
 
+def _by_trace(spans: list[dict], path=None) -> list[tuple]:
+    "(conversation id, steps, seconds) per conversation (the name kept for callers of the per-trace reader)."
+    return _conversations(spans)
+
 # %% ../nbs/23_traces.ipynb #1f26bee9
-def from_traces(paths: str | Path | list,  # a trace file, or several
+def from_traces(paths: str | Path | list,  # a trace file, or several (a conversation's turns may be in different files)
                 format: str = "auto",      # 'otel', 'openinference', 'inspect', or 'auto' (from each file's content)
                 options: TraceOptions | None = None  # how to read them (default: `TraceOptions()`)
                ) -> Traces:
-    "Rows of production conversations from OpenTelemetry GenAI / OpenInference span exports and Inspect eval logs."
+    """Rows of production conversations, one per conversation, from OpenTelemetry GenAI / OpenInference span exports
+    (OTLP JSON or protobuf, gzipped or not, with any log records holding their messages) and Inspect eval logs."""
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     out = Traces(options=options or TraceOptions())
+    spans, logs, fmts, origin = [], [], {}, {}
+    def flush():                     # the conversations of every span read so far become rows
+        for cid, steps, sec in _conversations(_join(spans, logs)):
+            src = origin.get(next((s["trace"] for s in steps), None), paths[0] if paths else "")
+            _add(out, Path(src), fmts.get(str(src), "otel"), cid, steps, sec)
     for p in map(Path, paths):
-        if not p.exists(): raise TraceError(p, "the file", "not found", "check the path", kept=out)
-        head = "" if p.suffix == ".eval" else p.read_text(encoding="utf-8", errors="replace")[:20000]
+        if not p.exists(): flush(); raise TraceError(p, "the file", "not found", "check the path", kept=out)
+        head = "" if p.suffix == ".eval" else _head(p)
         fmt = _format_of(p, head) if format == "auto" else format
         if fmt not in ("otel", "openinference", "inspect"):
+            flush()
             raise TraceError(p, "the file", f"an unknown trace format (format={format!r})",
-                             "pass an OTLP JSON export (OpenTelemetry GenAI or OpenInference spans) or an Inspect log, "
-                             "or say which with format='otel' | 'openinference' | 'inspect'", kept=out)
-        try:
-            traces = inspect_steps(p) if fmt == "inspect" else _by_trace(otlp_spans(p), p)
+                             "pass an OTLP JSON or protobuf export (OpenTelemetry GenAI or OpenInference spans) or an "
+                             "Inspect log, or say which with format='otel' | 'openinference' | 'inspect'", kept=out)
+        if fmt == "inspect":
+            for cid, steps, sec in inspect_steps(p): _add(out, p, fmt, cid, steps, sec)
+            continue
+        try: got, got_logs = _read_otlp(p)
         except TraceError as e:
-            if e.kept:          # spans read before a torn line: their traces are kept, then the error says where
-                for tid, steps, sec in _by_trace(e.kept, p): _add(out, p, fmt, tid, steps, sec)
+            spans.extend(e.kept or []); flush()     # spans read before a torn line: their conversations are kept
             e.kept = out; raise
-        if traces and not any(steps for _, steps, _ in traces):
-            raise TraceError(p, f"span {traces[0][0]}", "no span is a model or tool call in the GenAI or OpenInference "
-                             "conventions (no gen_ai.operation.name, no openinference.span.kind)",
+        if got and not any(_read_span(s) for s in _join([{**s, "events": list(s["events"])} for s in got], got_logs)):
+            flush()
+            raise TraceError(p, f"span {got[0]['trace_id']}", "no span is a model or tool call in the GenAI or "
+                             "OpenInference conventions (no gen_ai.operation.name, no openinference.span.kind)",
                              "instrument the agent with an OpenTelemetry GenAI or OpenInference instrumentor, or "
                              "export the spans that hold its model and tool calls", kept=out)
-        for tid, steps, sec in traces: _add(out, p, fmt, tid, steps, sec)
+        if fmt == "otel" and any("openinference.span.kind" in s["attrs"] for s in got): fmt = "openinference"
+        fmts[str(p)] = fmt
+        for s in got: origin.setdefault(s["trace_id"], str(p))
+        spans += got; logs += got_logs
+    flush()
     return out
 
 def _add(out: Traces, p: Path, fmt: str, tid: str, steps: list, sec: float):
+    for s in steps:                                     # what the spans lacked, for the gap to say
+        out.spans[s["kind"] if s["kind"] == "tool" else "model"] = out.spans.get(
+            s["kind"] if s["kind"] == "tool" else "model", 0) + 1
+        lack = [k for k, bad in (("model span without messages", s["kind"] == "llm" and not s["inputs"] and not s["outputs"]),
+                                 ("tool span without a name", s["kind"] == "tool" and not s.get("named", True)),
+                                 ("tool span without a result or error", s["kind"] == "tool" and
+                                  not s.get("has_result", True))) if bad]
+        for k in lack: out.missing[k] = out.missing.get(k, 0) + 1
     if not steps: return
     out.rows.append(validate_row(trace_row(tid, steps, p.name, sec)))
     out.files[str(p)] = (fmt, out.files.get(str(p), (fmt, 0))[1] + 1)
@@ -421,6 +703,35 @@ def aim(axes: Axes,          # the plan's axes (`default_axes`)
 def _forbidden(c: dict, axes: Axes) -> bool:
     return any(all(c.get(k) == v for k, v in con.items()) for con in axes.constraints)
 
+# %% ../nbs/23_traces.ipynb #ed4be586
+class TraceWarning(UserWarning):
+    "Production traces that cannot show what a gap needs: no tool call read, or spans lacking an attribute."
+
+def gap_problems(traces: Traces   # what `from_traces` read
+                ) -> list[str]:
+    "What keeps `traces` from showing a gap: each problem with the attribute that is missing and what to do."
+    calls, out = sum(len(r["calls"]) for r in traces.rows), []
+    model, tool, miss = traces.spans.get("model", 0), traces.spans.get("tool", 0), traces.missing
+    if not traces.rows: return ["no conversation was read: there is nothing to set against the plan"]
+    no_msgs = miss.get("model span without messages", 0)
+    if calls == 0:
+        why = [f"no tool span ({tool} spans with gen_ai.operation.name=execute_tool or openinference.span.kind=TOOL)"]
+        if no_msgs:
+            why.append(f"{no_msgs} of {model} model spans carry no messages ({SPAN_NEEDS['model span without messages']}):"
+                       " turn on message capture (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, "
+                       "TRACELOOP_TRACE_CONTENT), or pass the log records the messages went to")
+        else: why.append(f"and the {model} model spans' messages ask for no tool")
+        out.append(f"0 tool calls read from {len(traces.rows)} conversations: " + "; ".join(why) +
+                   ". Every production cell is empty, so the gap shows the plan only")
+    elif no_msgs:
+        out.append(f"{no_msgs} of {model} model spans carry no messages ({SPAN_NEEDS['model span without messages']}): "
+                   "person turns and calls asked for in them are not read")
+    for k in ("tool span without a name", "tool span without a result or error"):
+        if miss.get(k):
+            out.append(f"{miss[k]} of {tool} tool spans lack {SPAN_NEEDS[k]}: " +
+                       ("named from the span name" if "name" in k else "read as ok, the record there"))
+    return out
+
 # %% ../nbs/23_traces.ipynb #fccba059
 GAP = {0: "neither", 1: "plan_only", 2: "production_only", 3: "both"}
 
@@ -428,7 +739,9 @@ def production_gap(traces: Traces,         # what production showed
                    plan: xr.Dataset,        # a covering plan (`covering_array`)
                    axes: tuple = ("tool", "condition", "world")  # the axes compared: those a trace can show
                   ) -> xr.Dataset:
-    "Per pair of `axes`: production's count, the plan's count, and which side has it (`GAP`)."
+    """Per pair of `axes`: production's count, the plan's count, and which side has it (`GAP`). Warns
+    (`TraceWarning`) where the traces cannot show it: no tool call read, or spans lacking what it needs."""
+    for problem in gap_problems(traces): warnings.warn(problem, TraceWarning, stacklevel=2)
     prod, planned = production_cells(traces), plan_cells(plan)
     axes = [a for a in axes if a in plan.data_vars]
     vals = {a: list(dict.fromkeys([str(v) for v in plan[a].values] + [str(c[a]) for c in prod if a in c])) for a in axes}
