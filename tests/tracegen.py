@@ -8,7 +8,7 @@ written as the OTLP exporters encode them: OTLP/JSON (hex ids, as the collector'
 parallel), some calls failing on purpose (raised in the tool, as a production tool fails). A reader of the traces
 should find every conversation, every call with its declared argument names, and every failure."""
 
-import asyncio, base64, contextlib, json, os, random
+import asyncio, base64, contextlib, functools, json, os, random
 from wire import Strict, serve, chat
 
 # the tools every framework declares; `get_order` takes one argument, which LangChain's tracing renames `input`
@@ -227,13 +227,26 @@ def openinference_langchain(convs):
     """LangGraph's prebuilt ReAct agent on LangChain's ChatOpenAI, traced by OpenInference; a conversation is a LangGraph
     thread (its `thread_id`), tool errors handled by the ToolNode (the error inside the tool message)."""
     from langchain_openai import ChatOpenAI
-    from langchain_core.tools import tool as lc_tool
+    from langchain_core.tools import tool as lc_tool, ToolException
     from langgraph.prebuilt import create_react_agent, ToolNode
     from langgraph.checkpoint.memory import InMemorySaver
     from openinference.instrumentation.langchain import LangChainInstrumentor
     tp, lp, spans, logs = _providers()
     playing = [None]
-    tools = [lc_tool(f) for f in _py_tools(lambda: playing[0])]
+
+    def as_tool(f):
+        "Denied and rate-limited calls raise LangChain's ToolException, which the tool answers itself (its"
+        " `handle_tool_error`); a time-out raises as it is, and the ToolNode answers it."
+        @functools.wraps(f)
+        def run(*a, **k):
+            try:
+                return f(*a, **k)
+            except (PermissionError, RuntimeError) as e:
+                raise ToolException(f"{type(e).__name__}: {e}") from e
+        t = lc_tool(run)
+        t.handle_tool_error = True
+        return t
+    tools = [as_tool(f) for f in _py_tools(lambda: playing[0])]
     with serve(Strict(Model(convs).reply)) as url:
         inst = LangChainInstrumentor()
         inst.instrument(tracer_provider=tp)

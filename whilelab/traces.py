@@ -387,15 +387,7 @@ def _transcript(steps: list[dict]) -> tuple[list, list, list]:
             first_llm.add(s.get("trace"))
             for t in new: users.append(t); events.append(("user", t))
             spans = s.get("trace") in with_spans
-            if not spans:                                        # results of the calls read from messages
-                for m in s["inputs"]:
-                    if m["role"] != "tool": continue
-                    open_ = [c for c in calls if c.get("pending")]
-                    c = next((c for c in open_ if m["call_id"] and c["id"] == m["call_id"]), None) or \
-                        (open_[0] if open_ and not m["call_id"] else None)
-                    if c is not None:
-                        c["pending"] = False; c["result"] = m["result"]
-                        c["error"] = c["result"] if _is_error(c["result"]) else None
+            if not spans: _answer(s["inputs"], calls)         # results of the calls read from messages
             for m in s["outputs"]:
                 for cid, name, args in m["calls"]:
                     if not name: continue
@@ -415,6 +407,25 @@ def _transcript(steps: list[dict]) -> tuple[list, list, list]:
                  "args": args, "result": s["result"], "error": s["error"], "message": s["message"], "pending": False}
             calls.append(c); events.append(("call", c))
     return events, calls, [s for s in steps if s["kind"] == "llm"]
+
+def _answer(inputs: list, calls: list):
+    """Fill the pending calls the request's tool messages answer: by call id, or -- where the instrumentation kept no
+    id (OpenLLMetry's events) -- as the answer to the call its history asked for in that place (name and arguments)."""
+    asked = []
+    for m in inputs:
+        if m["role"] == "assistant": asked += [list(c) for c in m["calls"]]; continue
+        if m["role"] != "tool": continue
+        open_ = [c for c in calls if c.get("pending")]
+        if m["call_id"]:
+            asked = [a for a in asked if a[0] != m["call_id"]]
+            c = next((c for c in open_ if c["id"] == m["call_id"]), None)
+        else:
+            a = asked.pop(0) if asked else None
+            c = next((c for c in open_ if a and c["tool"] == a[1] and canonical_json(c["args"]) == canonical_json(
+                a[2] if isinstance(a[2], dict) else c["args"])), None) if a else (open_[0] if open_ else None)
+        if c is not None:
+            c["pending"] = False; c["result"] = m["result"]
+            c["error"] = c["result"] if _is_error(c["result"]) else None
 
 def _named(tool: str, value, schemas: dict) -> dict:
     "A single argument given bare, under the name its tool declares (its one parameter), else `input`."
@@ -530,7 +541,7 @@ def _format_of(path: Path, head: str) -> str:
     if "openinference.span.kind" in head: return "openinference"
     if "resourceSpans" in head or "resource_spans" in head or '"context"' in head or "resourceLogs" in head: return "otel"
     if '"eval"' in head and '"samples"' in head or '"eval_id"' in head: return "inspect"
-    if head and not head.lstrip()[:1] in ("{", "["): return "otel"         # binary: an OTLP protobuf export
+    if re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]", head): return "otel"   # binary: an OTLP protobuf export
     return "unknown"
 
 def _head(p: Path) -> str:
