@@ -721,11 +721,11 @@ class TraceWarning(UserWarning):
 def gap_problems(traces: Traces   # what `from_traces` read
                 ) -> list[str]:
     "What keeps `traces` from showing a gap: each problem with the attribute that is missing and what to do."
-    calls, out = sum(len(r["calls"]) for r in traces.rows), []
+    calls, out = sum(len(r.get("calls") or []) for r in traces.rows), []
     model, tool, miss = traces.spans.get("model", 0), traces.spans.get("tool", 0), traces.missing
     if not traces.rows: return ["no conversation was read: there is nothing to set against the plan"]
     no_msgs = miss.get("model span without messages", 0)
-    if calls == 0:
+    if calls == 0 and not any(r.get("cell") for r in traces.rows):
         why = [f"no tool span ({tool} spans with gen_ai.operation.name=execute_tool or openinference.span.kind=TOOL)"]
         if no_msgs:
             why.append(f"{no_msgs} of {model} model spans carry no messages ({SPAN_NEEDS['model span without messages']}):"
