@@ -204,8 +204,9 @@ import tracegen
 
 N_CONVERSATIONS = 30     # conversations per instrumentation: every kind of turn, call and failure, in CI's time
 READ_AT_LEAST = 0.95     # the share of tool calls and of failures a reader must find (the bar)
-LIBS = {"openai-v2 span_only": ("opentelemetry.instrumentation.openai_v2", lambda c: tracegen.openai_v2(c, "span_only")),
-        "openai-v2 event_only": ("opentelemetry.instrumentation.openai_v2", lambda c: tracegen.openai_v2(c, "event_only")),
+V2 = "opentelemetry.instrumentation.openai_v2"
+LIBS = {"openai-v2 span_only": (V2, lambda c: tracegen.openai_v2(c, "span_only")),
+        "openai-v2 event_only": (V2, lambda c: tracegen.openai_v2(c, "event_only")),
         "openllmetry": ("opentelemetry.instrumentation.openai", tracegen.openllmetry),
         "openllmetry events": ("opentelemetry.instrumentation.openai", lambda c: tracegen.openllmetry(c, events=True)),
         "openinference agents": ("openinference.instrumentation.openai_agents", tracegen.openinference_agents),

@@ -74,7 +74,8 @@ class Model:
         turn = self.turns[text]
         done = sum(1 for m in msgs[last_user:] if m["role"] == "assistant" and m.get("tool_calls"))
         if done < len(turn["rounds"]):
-            return chat(None, [{"id": cid, "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}
+            return chat(None, [{"id": cid, "type": "function",
+                                "function": {"name": tool, "arguments": json.dumps(args)}}
                                for cid, tool, args, _ in turn["rounds"][done]])
         return chat(turn["reply"])
 
@@ -224,8 +225,8 @@ def openinference_agents(convs):
 
 
 def openinference_langchain(convs):
-    """LangGraph's prebuilt ReAct agent on LangChain's ChatOpenAI, traced by OpenInference; a conversation is a LangGraph
-    thread (its `thread_id`), tool errors handled by the ToolNode (the error inside the tool message)."""
+    """LangGraph's prebuilt ReAct agent on LangChain's ChatOpenAI, traced by OpenInference; a conversation is a
+    LangGraph thread (its `thread_id`), tool errors handled by the ToolNode (the error inside the tool message)."""
     from langchain_openai import ChatOpenAI
     from langchain_core.tools import tool as lc_tool, ToolException
     from langgraph.prebuilt import create_react_agent, ToolNode

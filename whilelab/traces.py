@@ -146,7 +146,8 @@ def _read_otlp(path: Path) -> tuple[list, list]:
         return [s for d in doc for s in (_flat(d) if "resourceSpans" in d else [_plain(d)])], []
     if not isinstance(doc, dict) or not ({"resourceSpans", "resource_spans", "resourceLogs"} & set(doc)):
         raise TraceError(path, "top level", "an unknown trace format (no resourceSpans, not JSON Lines of spans)",
-                         "pass an OTLP JSON or protobuf export, an OpenInference span dump, or an Inspect .eval/.json log")
+                         "pass an OTLP JSON or protobuf export, an OpenInference span dump, or an Inspect "
+                         ".eval/.json log")
     return _flat(doc), _flat_logs(doc)
 
 def _proto_spans(path: Path, data: bytes) -> list[dict]:
@@ -180,7 +181,8 @@ def _proto_spans(path: Path, data: bytes) -> list[dict]:
 
 def otlp_spans(path: str | Path  # an OTLP export: JSON, JSON Lines, or protobuf; gzipped or not
               ) -> list[dict]:
-    "Flat spans of an OTLP file, its log records joined as events; a `TraceError` naming the line and the fix where it cannot be read."
+    """Flat spans of an OTLP file, its log records joined as events; a `TraceError` naming the line and the fix where
+    it cannot be read."""
     return _join(*_read_otlp(Path(path)))
 
 # %% ../nbs/23_traces.ipynb #eef61827
@@ -254,7 +256,8 @@ def _msg(m: dict, role: str = "") -> dict | None:
         for tc in m.get("tool_calls") or []:
             tc = tc.get("tool_call", tc) if isinstance(tc, dict) else {}
             f = tc.get("function") or {}
-            calls.append((tc.get("id"), f.get("name") or tc.get("name"), _args(f.get("arguments", tc.get("arguments")))))
+            args = _args(f.get("arguments", tc.get("arguments")))
+            calls.append((tc.get("id"), f.get("name") or tc.get("name"), args))
     if role == "tool" and result is None: result = " ".join(text) if text else m.get("content")
     return {"role": role, "text": " ".join(t for t in text if t), "calls": calls,
             "call_id": call_id, "result": result}
@@ -263,8 +266,8 @@ def _msgs(xs, role: str = "") -> list[dict]:
     xs = _json(xs)
     return [m for x in (xs if isinstance(xs, list) else []) if (m := _msg(x, role))]
 
-_EVENT_ROLES = {"gen_ai.system.message": "system", "gen_ai.user.message": "user", "gen_ai.assistant.message": "assistant",
-                "gen_ai.tool.message": "tool", "gen_ai.choice": "assistant"}
+_EVENT_ROLES = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
+                "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool", "gen_ai.choice": "assistant"}
 
 def _span_messages(s: dict) -> tuple[list, list]:
     "(input messages, output messages) of a model span, from whichever place its instrumentation put them."
