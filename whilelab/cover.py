@@ -603,14 +603,15 @@ def _pair_counts(a, b, levels, cl, impossible) -> tuple:
 # %% ../nbs/02_cover.ipynb #e39e0d7d
 def coverage(cells: xr.Dataset | list,  # a plan, cell dicts, or rows (dicts with a `cell`)
              axes: Axes | dict | xr.Dataset | None = None,  # `Axes`, a dict, or a plan; default: the plan's or those seen
-             cell_of: typing.Callable | None = None  # a row's cell as counted, e.g. `delivered_cell` (default: `cell`)
+             cell_of: typing.Callable | None = None,  # a row's cell as counted, e.g. `delivered_cell` (default: `cell`)
+             impossible: list = ()    # more pairs no cell can hold, {axis: value, axis: value}: a world's, found by trying
             ) -> xr.Dataset:
     """Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values.
     attrs: pairs_planned, pairs_covered, fraction, n_cells (cells or rows counted), distinct_cells, rollouts (rows)."""
     cells = cells if isinstance(cells, xr.Dataset) else list(cells)
     cl = _cells_of(cells, cell_of)
     levels, cons, unc = _planned(cells, cl, axes)
-    impossible = {frozenset((a, str(v)) for a, v in u.items()) for u in [*cons, *unc] if len(u) == 2}
+    impossible = {frozenset((a, str(v)) for a, v in u.items()) for u in [*cons, *unc, *impossible] if len(u) == 2}
     counts = {f"{a}__{b}": _pair_counts(a, b, levels, cl, impossible) for a, b in itertools.combinations(levels, 2)}
     planned = sum(int(ok.sum()) for _, ok in counts.values())
     covered = sum(int(((m.values > 0) & ok).sum()) for m, ok in counts.values())
