@@ -58,19 +58,28 @@ def tau_bench():
     d = json.loads(p.read_text())
     return [(f"tau-{k}", "tau-bench", v["tools"], v["policy"]) for k, v in d.items()]
 
-def bfcl(n_live=4):
-    "The multi-turn API suites (one set each) and the live function sets with the most functions and dotted names."
+def _bfcl_wheel() -> zipfile.ZipFile:
+    "The `bfcl-eval` wheel, downloaded from PyPI into the cache on first use."
     CACHE.mkdir(parents=True, exist_ok=True)
     wheels = sorted(CACHE.glob("bfcl_eval-*.whl"))
     if not wheels:
         subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(CACHE), "bfcl-eval"], check=True)
         wheels = sorted(CACHE.glob("bfcl_eval-*.whl"))
-    z, out = zipfile.ZipFile(wheels[-1]), []
+    return zipfile.ZipFile(wheels[-1])
+
+def bfcl_live_multiple() -> list:
+    "Every entry of BFCL v4's live_multiple set (1,053 tool sets written by real users of function-calling APIs)."
+    z = _bfcl_wheel()
+    return [json.loads(l) for l in z.read("bfcl_eval/data/BFCL_v4_live_multiple.json").decode().splitlines() if l.strip()]
+
+def bfcl(n_live=4):
+    "The multi-turn API suites (one set each) and the live function sets with the most functions and dotted names."
+    z, out = _bfcl_wheel(), []
     langs = iter(("en", "de", "zh", "none") * 10)
     for name in sorted(n for n in z.namelist() if "multi_turn_func_doc/" in n and n.endswith(".json")):
         fns = [json.loads(l) for l in z.read(name).decode().splitlines() if l.strip()]
         out.append((f"bfcl-{Path(name).stem}", "bfcl", fns, POLICIES[next(langs)]))
-    live = [json.loads(l) for l in z.read("bfcl_eval/data/BFCL_v4_live_multiple.json").decode().splitlines() if l.strip()]
+    live = bfcl_live_multiple()
     seen, picks = set(), []
     for e in sorted(live, key=lambda e: (-sum("." in f["name"] for f in e["function"]), -len(e["function"]), e["id"])):
         key = tuple(sorted(f["name"] for f in e["function"]))

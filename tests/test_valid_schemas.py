@@ -135,10 +135,6 @@ def one_param(p: dict) -> list:
     return [{"name": "probe", "description": "Probe", "input_schema": {"type": "object", "properties": {"x": p}}}]
 
 UNSATISFIABLE = [   # (the parameter's schema, the JSON path the refusal names)
-    ({"type": "string", "enum": [1, 2]}, "input_schema.properties.x.enum"),
-    ({"type": "integer", "enum": [1.5, "2"]}, "input_schema.properties.x.enum"),
-    ({"type": "boolean", "const": "true"}, "input_schema.properties.x.const"),
-    ({"type": "null", "const": 0}, "input_schema.properties.x.const"),
     ({"type": "number", "minimum": 10, "maximum": 1}, "input_schema.properties.x.minimum"),
     ({"type": "number", "exclusiveMinimum": 3, "exclusiveMaximum": 3}, "input_schema.properties.x.minimum"),
     ({"type": "number", "minimum": 3, "exclusiveMaximum": 3}, "input_schema.properties.x.minimum"),
@@ -152,7 +148,6 @@ UNSATISFIABLE = [   # (the parameter's schema, the JSON path the refusal names)
     ({"type": "object", "allOf": [{"type": "array"}]}, "input_schema.properties.x.allOf[0].type"),
     ({"allOf": [{"const": "a"}, {"const": "b"}]}, "input_schema.properties.x.allOf[1].const"),
     ({"allOf": [{"type": "string"}, {"const": 7}]}, "input_schema.properties.x.allOf[1].const"),
-    ({"type": "object", "properties": {"y": {"type": "integer", "enum": ["a"]}}}, "input_schema.properties.x.properties.y.enum"),
 ]
 
 @pytest.mark.parametrize("schema,path", UNSATISFIABLE, ids=[p.split("x.")[-1] + f"-{i}" for i, (_, p) in enumerate(UNSATISFIABLE)])
@@ -165,6 +160,29 @@ def test_the_object_whose_only_value_is_null_is_refused_at_intake():
     "The case that failed test_bad_input's world property on a fresh machine: its world refused its own `{}`."
     d = [{"name": "nil", "description": "Nil", "input_schema": {"type": "object", "enum": [None]}}]
     with pytest.raises(SchemaError, match=r"tool 'nil', field 'input_schema.enum'.*Fix:"): as_tools(d)
+
+OFF_TYPE = [   # (the parameter's schema, the field the warning names, a value the author meant, one they did not)
+    ({"type": "string", "enum": [1, 2]}, "input_schema.properties.x.enum", 2, 3),
+    ({"type": "integer", "enum": [1.5, "2"]}, "input_schema.properties.x.enum", "2", 2),
+    ({"type": "boolean", "const": "true"}, "input_schema.properties.x.const", "true", True),
+    ({"type": "null", "const": 0}, "input_schema.properties.x.const", 0, None),
+    ({"type": "integer", "enum": ["1", "2", "dontcare"]}, "input_schema.properties.x.enum", "dontcare", "3"),   # BFCL
+    ({"type": "boolean", "enum": ["True", "False", "dontcare"]}, "input_schema.properties.x.enum", "False", False),
+    ({"type": "array", "items": {"type": "string"}, "enum": ["co2", "noise"]}, "input_schema.properties.x.enum",
+     ["co2"], ["pm10"]),                                                    # an array's enum: its items'
+    ({"type": "object", "properties": {"y": {"type": "integer", "enum": ["a"]}}, "required": ["y"]},
+     "input_schema.properties.x.properties.y.enum", {"y": "a"}, {"y": "b"}),
+]
+
+@pytest.mark.parametrize("schema,path,meant,not_meant", OFF_TYPE, ids=[f"off-type-{i}" for i in range(len(OFF_TYPE))])
+def test_an_enum_of_another_type_is_read_as_its_author_meant_with_a_warning(schema, path, meant, not_meant):
+    "As model APIs take it (BFCL's live sets write these): the values as listed are allowed, the rest refused."
+    with pytest.warns(UserWarning, match=r"tool 'probe', field " + path.replace(".", r"\.").replace("[", r"\[")):
+        t = as_tools(one_param(schema))[0]
+    box = Sandbox([t], seed=0)
+    assert box.call("probe", {"x": meant})["status"] == "ok"
+    assert box.call("probe", {"x": not_meant})["status"] == "invalid"
+    assert box.call("probe", box.valid_args("probe"))["status"] != "invalid"
 
 SATISFIABLE = [     # near misses: each has a value, so each is accepted
     {"type": ["string", "null"], "enum": [None]}, {"type": "number", "enum": [2]}, {"type": "integer", "enum": [2.0]},

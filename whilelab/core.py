@@ -226,6 +226,39 @@ def _check_values(s: dict, tool: str, path: str):
         raise SchemaError(tool, f"{path}.const", f"const {s['const']!r} is not {want}, so no value satisfies this "
                           "schema", "make const a value of the declared type, or declare the type it has")
 
+# %% ../nbs/00_core.ipynb #a1e4b7c0
+def _type_of(v) -> str:
+    "The one JSON type name a value is written as: `3` an integer, `2.5` a number, `'3'` a string."
+    if v is None: return "null"
+    if isinstance(v, bool): return "boolean"
+    if isinstance(v, int): return "integer"
+    return {float: "number", str: "string", list: "array", dict: "object"}.get(type(v), "string")
+
+# %% ../nbs/00_core.ipynb #a1e4b7c5
+def _read_as_meant(s: dict, tool: str, path: str):
+    """An `enum` (or `const`) none of whose values has the declared type, read as its author meant (as model APIs take
+    it), with a warning naming the tool and the field: on an array, the enum of its items; else the type widened to
+    the values' types, so the values listed are the ones allowed. The root of a tool's input stays an object."""
+    declared = _declared(s)
+    if declared is None or path == "input_schema": return   # no type to disagree with; the root stays an object
+    for key in ("enum", "const"):
+        vals = s.get("enum") if key == "enum" else [s["const"]] if "const" in s else None
+        if not isinstance(vals, list) or not vals or any(_json_types(v) & declared for v in vals): continue
+        if key == "enum" and declared == {"array"} and not any(isinstance(v, list) for v in vals):
+            items = s.get("items") if isinstance(s.get("items"), dict) else {}
+            vals = s.pop("enum")     # BFCL writes an array's allowed items on the array itself
+            if "enum" not in items:  # (items are normalized already; their own type may disagree in turn)
+                s["items"] = {**items, "enum": vals}; _read_as_meant(s["items"], tool, f"{path}.items")
+            how, fix = f"moved to its items ({path}.items.enum)", 'put the enum on "items"'
+        else:
+            was = s["type"]
+            s["type"] = [*([was] if isinstance(was, str) else was)]
+            s["type"] += [t for t in dict.fromkeys(map(_type_of, vals)) if t not in s["type"]]
+            how = f"its type widened to {s['type']}"
+            fix = f'declare the values\' type ("type": "{_type_of(vals[0])}")'
+        warnings.warn(f"tool {tool!r}, field {path}.{key}: no value of {key} {vals!r} is of type {sorted(declared)}; "
+                      f"read as meant: {how}, so the values listed are the ones allowed. Fix: {fix}", stacklevel=2)
+
 # %% ../nbs/00_core.ipynb #5a7f0008beef
 def _check_all_of(s: dict, tool: str, path: str):
     "Refuse an `allOf` two of whose parts (or it and its schema) declare types that do not meet, or differing consts."
@@ -253,8 +286,9 @@ def normalize_schema(schema: dict,               # a JSON Schema as a tool set w
                      tool: str = "?",            # the tool's name, for errors
                      path: str = "input_schema"  # where in the tool, for errors
                     ) -> dict:
-    """A copy of `schema` in standard JSON Schema: BFCL/Python type names mapped, objects completed; a schema no
-    value satisfies (enum or const against type, an empty range, a contradictory allOf) is refused."""
+    """A copy of `schema` in standard JSON Schema: BFCL/Python type names mapped, objects completed, an enum of values
+    not of the declared type read as its author meant (with a warning); a schema no value satisfies (an empty range,
+    a contradictory allOf) is refused."""
     if not isinstance(schema, dict):
         raise SchemaError(tool, path, f"expected a JSON Schema object, got {type(schema).__name__}",
                           'give a dict such as {"type": "object", "properties": {...}}')
@@ -263,6 +297,7 @@ def normalize_schema(schema: dict,               # a JSON Schema as a tool set w
     if s.get("type") == "object" or "properties" in s: _normal_object(s, tool, path)
     _normal_lists(s, tool, path)
     _normal_named(s, tool, path)
+    _read_as_meant(s, tool, path)     # an enum of another type than declared: as model APIs take it, with a warning
     _check_values(s, tool, path)      # refused: a schema no value satisfies
     _check_all_of(s, tool, path)
     return s

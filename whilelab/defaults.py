@@ -166,8 +166,19 @@ class _WorldFaults:
     server_start_s: float = _d(60.0, "how long a server may take to start and list its tools: longer than a call, "
                                      "as `npx` may fetch a package and a rollout's own server starts under load",
                                lo=0.0)
-    end_grace_s: float = _d(5.0, "how long a hung call's thread or a closing server's processes get to end before "
-                                 "they are ended by force (the MCP SDK gives a server 2 s, then 2 s more)", lo=0.0)
+    end_grace_s: float = _d(5.0, "how long, at close, hung calls' threads or a closing server's processes get to end "
+                                 "before they are abandoned or ended by force (the MCP SDK gives a server 2 s, then 2 s "
+                                 "more)", lo=0.0)
+    max_stuck_calls: int = _d(8, "calls of your functions left blocked where Python cannot end them (C code that "
+                                 "never returns) before a function that has one is answered timeout at once, "
+                                 "without a thread of its own: each holds a thread and its stack until the process "
+                                 "exits", lo=0)
+    max_call_threads: int = _d(64, "calls of your functions running (or blocked for good) at once, each on a thread: "
+                                   "above the concurrency a run uses (16 by default, 32 to 64 for hosted APIs), and a "
+                                   "firm bound on the threads calls blocked in C code can leave", lo=1)
+    db_lock_wait_s: float = _d(10.0, "how long building a world waits for another process's lock on your SQLite file "
+                                     "before refusing it: a writer's transaction commits well within this; a lock "
+                                     "held longer is an open transaction (a shell, a stopped program)", lo=0.0)
     warn_ok_below: float = _d(0.2, "a world you bring that answers fewer of its calls ok than this is probably broken "
                                    "(a wrong state, a failing import): the run says so instead of looking green",
                               lo=0.0, hi=1.0)

@@ -16,7 +16,7 @@ from openenv.core.client_types import StepResult
 from .core import AgentSpec, shopfront, run_sync, stable_hash
 from .defaults import SimOptions
 from .rollout import Ctx, assistant_msg, tool_msg, _row, _Record
-from .world import Schema
+from .world import Schema, Faulty
 
 # %% auto #0
 __all__ = ['ToolAction', 'TurnObservation', 'SituationState', 'SituationEnvironment', 'server', 'SituationClient']
@@ -125,8 +125,10 @@ async def _call(self: SituationEnvironment, a: ToolAction) -> TurnObservation:
     ep, name = self._ep, self.spec.from_api(a.tool)
     cid = a.call_id or f"call_{len(ep.calls) + 1}"
     ep.messages.append(assistant_msg(a.message, [(cid, name, dict(a.arguments))]))
-    res = ep.box.call(name, dict(a.arguments))
-    if inspect.isawaitable(res): res = await res        # a world that answers over the wire (an MCP server)
+    box = ep.box      # your functions run off the loop; an MCP server answers over the wire
+    args = dict(a.arguments)
+    res = box.call(name, args, awaitable=True) if isinstance(box, Faulty) else box.call(name, args)
+    if inspect.isawaitable(res): res = await res
     ep.calls.append({"tool": name, "status": res["status"], **({"by": res["by"]} if res.get("by") else {})})
     ep.messages.append(tool_msg(cid, name, res["payload"]))
     return TurnObservation(role="tool", content=ep.messages[-1]["content"], situation_id=ep.ctx.situation.id)

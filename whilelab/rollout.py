@@ -606,8 +606,9 @@ async def _answer_calls(box, msg: dict, messages: list, calls: list):
     "Each tool call of `msg` answered by the world: its result appended to `messages`, its status to `calls`."
     for c in msg.get("tool_calls") or []:
         name, args = c["function"]["name"], c["function"]["arguments"]
-        res = box.call(name, args)
-        if inspect.isawaitable(res): res = await res        # a world that answers over the wire (an MCP server)
+        # your functions run off the loop (rollouts' slow calls overlap); an MCP server answers over the wire
+        res = box.call(name, args, awaitable=True) if isinstance(box, Faulty) else box.call(name, args)
+        if inspect.isawaitable(res): res = await res
         said = {"world_said": res["world_said"]} if "world_said" in res and _planned(box, name, args) else {}
         calls.append({"tool": name, "status": res["status"], **({"by": res["by"]} if res.get("by") else {}), **said})
         messages.append(tool_msg(c["id"], name, res["payload"]))

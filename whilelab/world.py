@@ -147,7 +147,8 @@ class Schema:
                     self.entities.setdefault(e, {})
                     self.id_examples.setdefault(e, []).extend(_example_values(s.get("description", "")))
                     one = s.get("items", {}) if s.get("type") == "array" else s     # an id, or a list's item
-                    id_types.setdefault(e, set()).add(one.get("type"))
+                    kinds = one.get("type")     # a name, or a list of them (a type widened to fit its enum)
+                    id_types.setdefault(e, set()).update(kinds if isinstance(kinds, list) else [kinds])
                     if one.get("format") is not None: id_fmts.setdefault(e, set()).add(one.get("format"))
                     elif one.get("pattern") and pattern_value(one["pattern"], e, 0, options) is not None:
                         id_fmts.setdefault(e, set()).add("pattern:" + one["pattern"])     # ids shaped 'ABC-1234' 
@@ -1452,8 +1453,9 @@ async def _spoiled_later(res, fault, o):
 # %% ../nbs/04_world.ipynb #fec37133
 @patch
 def call(self: Faulty,
-         name: str,                    # the tool called
-         arguments: dict | None = None  # its arguments (None: none)
+         name: str,                     # the tool called
+         arguments: dict | None = None, # its arguments (None: none)
+         awaitable: bool = False        # the rollout loop's call: a world's `acall` answers (slow calls overlap)
         ):
     "The wrapped world's answer to a call of `name`, unless the schema refuses it or a planned fault takes or spoils it"
     args = {} if arguments is None else arguments
@@ -1461,7 +1463,8 @@ def call(self: Faulty,
     fault, _ = self._fire(name)
     if (early := _instead(fault, self.options)): return early
     stale_read = fault == "stale" and self.schema.role[name]["kind"] != "write"    # a stale write still writes
-    res = (self.before if stale_read else self.world).call(name, args)
+    w = self.before if stale_read else self.world
+    res = w.acall(name, args) if awaitable and hasattr(w, "acall") else w.call(name, args)
     if inspect.isawaitable(res): return _spoiled_later(res, fault, self.options)
     return _told(_spoil(fault, res, self.options), res)
 

@@ -4,7 +4,7 @@
 
 # %% ../nbs/16_worlds.ipynb #c39bea86
 from __future__ import annotations
-import asyncio, atexit, copy, ctypes, hashlib, inspect, json, os, queue, shutil, signal, sqlite3, subprocess
+import asyncio, atexit, copy, ctypes, hashlib, inspect, json, os, pickle, queue, shutil, signal, sqlite3, subprocess
 import tempfile, threading, time, typing, warnings, weakref
 
 from pathlib import Path
@@ -18,8 +18,9 @@ from .world import _singular, _result, Sandbox
 
 # %% auto #0
 __all__ = ['STATE_PARAMS', 'tool_of', 'tables_in', 'sqlite_copy', 'sqlite_dump', 'sqlite_tables', 'sqlite_records', 'call_within',
-           'FunctionWorld', 'result_of', 'records_in', 'roots_in', 'swap_paths', 'tree_hash', 'MCPWorld', 'serve_mcp',
-           'find_user_id_by_email', 'get_user_details', 'get_order_details', 'cancel_pending_order', 'example_shop']
+           'acall_within', 'FunctionWorld', 'result_of', 'records_in', 'roots_in', 'swap_paths', 'tree_hash',
+           'MCPWorld', 'serve_mcp', 'find_user_id_by_email', 'get_user_details', 'get_order_details',
+           'cancel_pending_order', 'example_shop']
 
 # %% ../nbs/16_worlds.ipynb #e63bd200
 STATE_PARAMS = ("state", "db", "data", "database")   # what a tool's implementation may call the state it works on
@@ -65,25 +66,54 @@ def _path_of(state) -> Path | None:
     if state.startswith("sqlite:"): return Path(state.split("///", 1)[-1].split("?", 1)[0])
     return Path(state) if state.lower().endswith(_PATH_ENDINGS) or os.sep in state else None
 
+# %% ../nbs/16_worlds.ipynb #b7c10001
+class _Locked(Exception): "Another process held a lock on the database past the time allowed."
+
+# %% ../nbs/16_worlds.ipynb #b7c10002
+def _holders(path) -> list[str]:
+    "The processes (pid and command) that have `path` open, where /proc says (Linux): who holds a lock on it."
+    out, path = [], os.path.realpath(path)
+    for d in Path("/proc").glob("[0-9]*"):
+        try:
+            if int(d.name) != os.getpid() and any(os.path.realpath(f) == path for f in (d / "fd").iterdir()):
+                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+                out.append(f"{d.name} ({cmd[:80]})")
+        except (OSError, ValueError): pass
+    return out
+
 # %% ../nbs/16_worlds.ipynb #bbb80864
-def sqlite_copy(source: sqlite3.Connection | str  # an `sqlite3.Connection`, or a database file's path (read-only)
+def sqlite_copy(source: sqlite3.Connection | str,  # an `sqlite3.Connection`, or a database file's path (read-only)
+                wait: float = 10.0                 # seconds to wait for another process's lock on the file
                ) -> sqlite3.Connection:
-    "An in-memory copy of an SQLite database that any thread may use; the source is only read."
-    src = source if isinstance(source, sqlite3.Connection) else sqlite3.connect(f"file:{source}?mode=ro", uri=True)
-    dst = sqlite3.connect(":memory:", check_same_thread=False)
-    try: src.backup(dst)
+    """An in-memory copy of an SQLite database that any thread may use; the source is only read. A file another
+    process keeps locked past `wait` seconds is refused, naming it, who has it open, and how to free it."""
+    own = not isinstance(source, sqlite3.Connection)     # a busy file is retried every 0.1 s, not after 5 s
+    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=min(wait, 0.1)) if own else source
+    dst, deadline = sqlite3.connect(":memory:", check_same_thread=False), time.monotonic() + wait
+    def busy(status, remaining, total):
+        if status in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) and time.monotonic() > deadline: raise _Locked
+    try: src.backup(dst, progress=busy, sleep=0.05)
+    except _Locked:
+        file = str(source) if own else next((r[2] for r in src.execute("PRAGMA database_list") if r[2]), "?")
+        who = _holders(file)
+        who = f": open in {', '.join(who)}" if who else ""
+        raise ValueError(f"the SQLite file {file!r} stayed locked by another process for {wait:g} s (an open write "
+                         f"transaction or an exclusive lock){who}. Fix: commit or close the other connection (or end "
+                         "the program or sqlite3 shell holding it), or pass a copy of the file; "
+                         "WorldOptions.db_lock_wait_s sets the wait") from None
     finally:
-        if src is not source: src.close()
+        if own: src.close()
     dst.row_factory = getattr(source, "row_factory", None)   # rows come back as your connection gives them
     return dst
 
 # %% ../nbs/16_worlds.ipynb #e0143004
-def _as_state(state):
+def _as_state(state,
+              wait: float = 10.0):   # seconds to wait for another process's lock on an SQLite file
     "`state` as a world holds it: an SQLite database (a path, URL or connection) as its in-memory copy; else itself."
     if isinstance(state, sqlite3.Connection):
         if state.in_transaction:     # a copy would wait for it forever, and it is not ours to commit
             raise ValueError("the state's connection has changes not committed. Fix: commit (or roll back) first")
-        return sqlite_copy(state)
+        return sqlite_copy(state, wait)
     path = _path_of(state)
     if path is None: return state
     if not path.is_file():
@@ -93,7 +123,7 @@ def _as_state(state):
     if head != _SQLITE_MAGIC:
         raise ValueError(f"the state names {str(path)!r}, which is not an SQLite database. Fix: read it yourself "
                          "(e.g. json.load) and pass the value, or pass an SQLite database file")
-    return sqlite_copy(path)
+    return sqlite_copy(path, wait)
 
 # %% ../nbs/16_worlds.ipynb #a86a67f9
 def _table_names(conn) -> list[str]:
@@ -156,68 +186,147 @@ class _Abandoned(BaseException):
 
 # %% ../nbs/16_worlds.ipynb #c2c71580
 class _Worker:
-    "A daemon thread that runs calls one at a time: reused while its calls return, ended when one overruns."
-    idle, lock = [], threading.Lock()
+    "A daemon thread that runs calls one at a time: reused while its calls return, abandoned when one overruns."
+    idle, stuck, lock = [], [], threading.Lock()     # workers ready for a call; workers whose call overran
+    held = 0      # workers running a call or stuck in one: what `max_call_threads` bounds
     def __init__(self):
-        self.jobs, self.done = queue.SimpleQueue(), queue.SimpleQueue()
+        self.jobs, self.fn = queue.SimpleQueue(), None
         self.thread = threading.Thread(target=self._serve, name="whilelab-call", daemon=True)
         self.thread.start()
 
     def _serve(self):
         try:
             while (job := self.jobs.get()) is not None:
-                fn, args, kw = job
-                try: self.done.put(("ok", fn(*args, **kw)))
-                except Exception as e: self.done.put(("error", e))
+                fn, args, kw, deliver = job
+                try: out = ("ok", fn(*args, **kw))
+                except Exception as e: out = ("error", e)
+                try: deliver(*out)
+                except Exception: pass       # its caller's loop closed: nobody waits for this answer
         except _Abandoned: pass
+        finally:
+            with self.lock:
+                if self in self.stuck: self.stuck.remove(self); _Worker.held -= 1   # its slot is free
 
-os.register_at_fork(after_in_child=_Worker.idle.clear)   # a forked worker process has none of these threads
+def _forgotten():
+    "A forked process has none of its parent's worker threads."
+    _Worker.idle.clear(); _Worker.stuck.clear(); _Worker.held = 0
+os.register_at_fork(after_in_child=_forgotten)
 
 # %% ../nbs/16_worlds.ipynb #d261cd10
 @patch(cls_method=True)
-def take(cls: _Worker) -> _Worker:
-    "An idle worker, or a new one."
-    with cls.lock: return cls.idle.pop() if cls.idle else cls()
+def take(cls: _Worker,
+         fn: typing.Callable,     # the function the worker will run
+         cap: int | None = None,  # stuck workers allowed before a function that has one gets no more
+         most: int | None = None  # workers running or stuck at once (`max_call_threads`)
+        ) -> _Worker | str:
+    """An idle worker, or a new one; else why not: `cap` workers are stuck and one of them is `fn`'s (it hangs again),
+    or `most` workers are running or stuck (wait for one to come free)."""
+    with cls.lock:
+        if cap is not None and len(cls.stuck) >= cap and any(w.fn is fn for w in cls.stuck): return "hangs"
+        if most is not None and cls.held >= most: return "busy"
+        cls.held += 1
+        w = cls.idle.pop() if cls.idle else None
+    w = w or cls()
+    w.fn = fn
+    return w
 
 # %% ../nbs/16_worlds.ipynb #aa8f4ae3
 @patch
 def give_back(self: _Worker):
     "This worker, idle again."
-    with self.lock: self.idle.append(self)
+    with self.lock: self.idle.append(self); _Worker.held -= 1
 
 # %% ../nbs/16_worlds.ipynb #399f4f55
 @patch
-def end(self: _Worker,
-        grace: float    # seconds to keep trying
-       ) -> bool:
-    "End this worker's thread: False if its call is blocked where Python cannot stop it (C code that never returns)."
+def abandon(self: _Worker):
+    "Leave this worker's overrunning call: it takes no more calls, and ends at the next line of Python it runs."
+    with self.lock: self.stuck.append(self)
     self.jobs.put(None)
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread.ident), ctypes.py_object(_Abandoned))
+
+# %% ../nbs/16_worlds.ipynb #b7c10006
+@patch(cls_method=True)
+def end_all(cls: _Worker,
+            grace: float   # seconds the stuck workers get to end
+           ) -> int:
+    "End the idle workers, and the stuck ones where Python can: how many are left, blocked in C code (abandoned)."
+    with cls.lock: idle, cls.idle[:] = list(cls.idle), []
+    for w in idle: w.jobs.put(None)
     deadline = time.monotonic() + grace
-    while self.thread.is_alive() and time.monotonic() < deadline:
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread.ident), ctypes.py_object(_Abandoned))
-        self.thread.join(0.01)
-    return not self.thread.is_alive()
+    while True:
+        with cls.lock: stuck = [w for w in cls.stuck if w.thread.is_alive()]
+        if not stuck or time.monotonic() >= deadline: break
+        for w in stuck:     # again: an exception raised in a thread is lost if it catches BaseException
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(w.thread.ident), ctypes.py_object(_Abandoned))
+        time.sleep(0.01)
+    for w in idle: w.thread.join(max(0.0, deadline - time.monotonic()))
+    return len(stuck)
+
+# %% ../nbs/16_worlds.ipynb #b7c10007
+def _late(fn, timeout: float) -> TimeoutError:
+    return TimeoutError(f"{getattr(fn, '__name__', 'the call')} did not return in {timeout:g} s")
 
 # %% ../nbs/16_worlds.ipynb #6579ca96
 def call_within(fn: typing.Callable,    # the function to call
                 args: tuple = (),       # its positional arguments
                 kwargs: dict | None = None,  # its keyword arguments
                 timeout: float = 30.0,  # seconds it may take
-                grace: float = 5.0,     # seconds to end its thread once the time is up
-                interrupt: typing.Callable | None = None  # called at the time-out, to stop what the thread waits on
+                interrupt: typing.Callable | None = None,  # called at the time-out, to stop what the thread waits on
+                cap: int | None = None, # stuck calls allowed (`WorldOptions.max_stuck_calls`) before `fn` gets none
+                most: int | None = None # calls running or stuck at once (`WorldOptions.max_call_threads`)
                ):
-    "`fn(*args, **kwargs)` on a worker thread: its value or its exception, or `TimeoutError` past `timeout` seconds."
-    w = _Worker.take()
-    w.jobs.put((fn, args, kwargs or {}))
-    try: kind, value = w.done.get(timeout=timeout)
+    """`fn(*args, **kwargs)` on a worker thread: its value or its exception, or `TimeoutError` past `timeout` seconds
+    (its thread abandoned). An `async` function is awaited on a loop of its own."""
+    if inspect.iscoroutinefunction(fn): return run_sync(acall_within(fn, args, kwargs, timeout, interrupt, cap, most))
+    done, until = queue.SimpleQueue(), time.monotonic() + timeout
+    while (w := _Worker.take(fn, cap, most)) == "busy" and time.monotonic() < until: time.sleep(0.01)
+    if isinstance(w, str): raise _late(fn, timeout)         # it hangs again, or no worker came free in its time
+    w.jobs.put((fn, args, kwargs or {}, lambda *out: done.put(out)))
+    try: kind, value = done.get(timeout=timeout)
     except queue.Empty:
         if interrupt is not None: interrupt()
-        if not w.end(grace):
-            warnings.warn(f"{getattr(fn, '__name__', fn)} is still running after its time-out, blocked where Python "
-                          "cannot stop it: its thread is left behind", stacklevel=2)
-        raise TimeoutError(f"{getattr(fn, '__name__', 'the call')} did not return in {timeout:g} s") from None
+        w.abandon()
+        raise _late(fn, timeout) from None
     w.give_back()
     if kind == "error": raise value
+    return value
+
+# %% ../nbs/16_worlds.ipynb #b7c10008
+def _settle(fut: asyncio.Future, kind: str, value):
+    "A worker's answer, given to the future its caller awaits (unless the caller stopped waiting)."
+    if fut.done(): return
+    if kind == "error": fut.set_exception(value)
+    else: fut.set_result(value)
+
+# %% ../nbs/16_worlds.ipynb #b7c10009
+async def acall_within(fn: typing.Callable,    # the function to call (plain or `async`)
+                       args: tuple = (),       # its positional arguments
+                       kwargs: dict | None = None,  # its keyword arguments
+                       timeout: float = 30.0,  # seconds it may take
+                       interrupt: typing.Callable | None = None,  # called at the time-out, to stop what it waits on
+                       cap: int | None = None, # stuck calls allowed (`max_stuck_calls`) before `fn` gets none
+                       most: int | None = None # calls running or stuck at once (`max_call_threads`)
+                      ):
+    """`call_within` for an event loop, which it never holds up: an `async` function awaited, a plain one on a worker
+    thread while other tasks run."""
+    if inspect.iscoroutinefunction(fn):
+        within = getattr(asyncio, "timeout", None)   # 3.11+: the call starts now, in this task (wait_for's own task
+        try:                                         # would start behind every callback ready on a busy loop)
+            if within is None: return await asyncio.wait_for(fn(*args, **(kwargs or {})), timeout)
+            async with within(timeout): return await fn(*args, **(kwargs or {}))
+        except asyncio.TimeoutError: raise _late(fn, timeout) from None
+    loop, until = asyncio.get_running_loop(), time.monotonic() + timeout
+    fut = loop.create_future()
+    while (w := _Worker.take(fn, cap, most)) == "busy" and time.monotonic() < until: await asyncio.sleep(0.01)
+    if isinstance(w, str): raise _late(fn, timeout)         # it hangs again, or no worker came free in its time
+    w.jobs.put((fn, args, kwargs or {}, lambda *out: loop.call_soon_threadsafe(_settle, fut, *out)))
+    try: value = await asyncio.wait_for(fut, timeout)
+    except asyncio.TimeoutError:
+        if interrupt is not None: interrupt()
+        w.abandon()
+        raise _late(fn, timeout) from None
+    except BaseException: w.abandon(); raise       # the rollout was cancelled: its call is nobody's to wait for
+    w.give_back()
     return value
 
 # %% ../nbs/16_worlds.ipynb #1463531e
@@ -240,12 +349,12 @@ class FunctionWorld:
                  tables: dict | None = None, # entity -> key of a table of records by id in `state` (default: found)
                  facts: dict | None = None,  # parameter -> values a person may give for it, that no schema can guess
                  name: str = "functions",    # what a row's calls say answered them
-                 options: WorldOptions | None = None,   # `server_timeout_s`: how long one call may take
+                 options: WorldOptions | None = None,   # a call's time-out, threads, and lock wait
                  effects: dict | None = None):          # tool -> 'read' or 'write', where the guess is wrong
         self.functions, self.tools = {f.__name__: f for f in functions}, [tool_of(f) for f in functions]
         for t in self.tools: t.effect = _effect_of(t, effects or {}, self.functions)
-        self.state, self.name, self.facts = _as_state(state), name, dict(facts or {})
         self.options = options or WorldOptions()
+        self.state, self.name, self.facts = _as_state(state, self.options.db_lock_wait_s), name, dict(facts or {})
         found = sqlite_tables(self.state) if self.is_sqlite else tables_in(self.state)
         self.table_keys = found if tables is None else dict(tables)
         self._check_tables()
@@ -292,13 +401,20 @@ def fingerprint(self: FunctionWorld) -> str:
     "What a resumed run must match: the state and the functions' code (a fix to either starts a new run)."
     return stable_hash(self.state_hash(), {n: _code_of(f) for n, f in sorted(self.functions.items())})
 
+# %% ../nbs/16_worlds.ipynb #b7c10016
+def _copied(state):
+    """A deep copy of a state, shared references kept: a pickle round trip (a few times quicker than `copy.deepcopy`,
+    and a fork is taken per call), else `copy.deepcopy` for what pickle cannot carry (a lambda, a local class)."""
+    try: return pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL))
+    except Exception: return copy.deepcopy(state)
+
 # %% ../nbs/16_worlds.ipynb #962ba4dd
 @patch
 def fork(self: FunctionWorld) -> FunctionWorld:
     "A copy with a state of its own (an SQLite database: a copy in memory)."
     new = copy.copy(self)
     if self.is_sqlite and self.state.in_transaction: self.state.commit()   # a copy sees (and waits for) commits only
-    new.state = sqlite_copy(self.state) if self.is_sqlite else copy.deepcopy(self.state)
+    new.state = sqlite_copy(self.state) if self.is_sqlite else _copied(self.state)
     return new
 
 # %% ../nbs/16_worlds.ipynb #ae9449b0
@@ -323,23 +439,74 @@ def _answer(status: str, payload, by: str) -> dict: return {**_result(status, pa
 
 # %% ../nbs/16_worlds.ipynb #52aeaf01
 @patch
+def _settled(self: FunctionWorld,
+             work,              # the fork of the state the call ran on
+             out=None,          # what the function returned
+             err: BaseException | None = None  # what it raised
+            ) -> dict:
+    "The answer to a call; its fork becomes the state, unless the call timed out (then a stuck thread may hold it)."
+    if isinstance(err, TimeoutError): return _answer("timeout", {"error": str(err)}, self.name)
+    old, self.state = self.state, work
+    if self.is_sqlite and old is not work: old.close()
+    if err is not None: return _answer("error", {"error": redact(f"{type(err).__name__}: {err}")}, self.name)
+    try: canonical_json(out)
+    except (TypeError, ValueError): out = str(out)        # the agent sees text, as a tool-result block carries it
+    return _answer("ok", out, self.name)
+
+# %% ../nbs/16_worlds.ipynb #b7c10011
+@patch
+def _start(self: FunctionWorld, name: str):
+    "(function, a fork of the state for it, the call's limits), or (None, the answer, None) for an unknown tool."
+    fn = self.functions.get(name)
+    if fn is None:
+        fix = f"use one of {sorted(self.functions)}"
+        return None, _answer("invalid", {"error": f"no implementation of {name!r}", "fix": fix}, self.name), None
+    if self.is_sqlite and self.state.in_transaction: self.state.commit()    # a copy sees (and waits for) commits only
+    work = sqlite_copy(self.state) if self.is_sqlite else _copied(self.state)
+    stop = work.interrupt if self.is_sqlite else None       # ends a query that runs on
+    o = self.options
+    return fn, work, dict(timeout=o.server_timeout_s, interrupt=stop, cap=o.max_stuck_calls, most=o.max_call_threads)
+
+# %% ../nbs/16_worlds.ipynb #b7c10012
+@patch
 def call(self: FunctionWorld,
          name: str,            # the tool called
          arguments: dict       # its arguments
         ) -> dict:
-    """Tool `name`'s implementation run on this world's state: an exception it raises is the call's error, a call
-    past `server_timeout_s` a timeout."""
-    fn, o = self.functions.get(name), self.options
-    if fn is None:
-        fix = f"use one of {sorted(self.functions)}"
-        return _answer("invalid", {"error": f"no implementation of {name!r}", "fix": fix}, self.name)
-    stop = self.state.interrupt if self.is_sqlite else None       # ends a query that runs on
-    try: out = call_within(fn, (self.state,), arguments, o.server_timeout_s, o.end_grace_s, stop)
-    except TimeoutError as e: return _answer("timeout", {"error": str(e)}, self.name)
-    except Exception as e: return _answer("error", {"error": redact(f"{type(e).__name__}: {e}")}, self.name)
-    try: canonical_json(out)
-    except (TypeError, ValueError): out = str(out)        # the agent sees text, as a tool-result block carries it
-    return _answer("ok", out, self.name)
+    """Tool `name`'s implementation run on a fork of this world's state, which becomes the state when it returns: an
+    exception it raises is the call's error, a call past `server_timeout_s` a timeout (its fork thrown away)."""
+    fn, work, limits = self._start(name)
+    if fn is None: return work
+    try: out = call_within(fn, (work,), arguments, **limits)
+    except Exception as e: return self._settled(work, err=e)
+    return self._settled(work, out)
+
+# %% ../nbs/16_worlds.ipynb #b7c10013
+@patch
+async def acall(self: FunctionWorld,
+                name: str,            # the tool called
+                arguments: dict       # its arguments
+               ) -> dict:
+    """`call` for the rollout loop: a plain function runs on a worker thread and an `async` one is awaited, so slow
+    calls of many rollouts overlap; the answers are the same."""
+    fn, work, limits = self._start(name)
+    if fn is None: return work
+    try: out = await acall_within(fn, (work,), arguments, **limits)
+    except Exception as e: return self._settled(work, err=e)
+    return self._settled(work, out)
+
+# %% ../nbs/16_worlds.ipynb #b7c10014
+@patch
+def close(self: FunctionWorld):
+    """End the worker threads (idle ones, and hung calls' where Python can): what is blocked in C code for good is
+    abandoned, with a warning (daemon threads, which never hold up the process's exit)."""
+    left = _Worker.end_all(self.options.end_grace_s)
+    if left: warnings.warn(f"{left} call(s) of your functions are still blocked where Python cannot stop them (C code "
+                           "that never returns: a sleep, a socket read with no time-out, a lock): their threads are "
+                           "abandoned, holding only their own forks of the state", stacklevel=2)
+
+FunctionWorld.__enter__ = lambda self: self
+FunctionWorld.__exit__ = lambda self, *exc: self.close()
 
 # %% ../nbs/16_worlds.ipynb #13efaf07
 @patch
