@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, derive_seed, rng_for, redact, run_sync
 from .defaults import RolloutOptions, WorldOptions
-from .world import Sandbox, Schema, Faulty, values_in, answer_kind, KIND_OF_WORLD, WORLD_OF_KIND
+from .world import Sandbox, Schema, Faulty, values_in, answer_kind, KIND_OF_WORLD, WORLD_OF_KIND, HOLDS
 from .world import _synth, _field, _identifying, _type_ok, _example_values
 from .world import _is_name, _words, _BIRTH
 
@@ -201,7 +201,7 @@ def _realize(base: Sandbox, world, want: str, t: Tool, role: dict, facts: dict, 
         plays = ready(box)
         if key not in probes: probes[key] = _probe(box if plays is None else plays, t.name, args)
         seen[probes[key] or "no answer"] += 1
-        if probes[key] == KIND_OF_WORLD[want]: return box, know, details, plays, {"world": want, "tries": i + 1}
+        if probes[key] in HOLDS[want]: return box, know, details, plays, {"world": want, "tries": i + 1}
         if plays is not None and hasattr(plays, "release"): plays.release()
     box = base.fork()
     know = box.arrange(want, t.name, cands[0], rng_for(seed, "prepare", sid))
@@ -913,7 +913,7 @@ def _world_played(row: dict, cell: dict) -> dict:
     planned = cell.get("world")
     if planned not in KIND_OF_WORLD: return cell           # ambiguous, or an axis of the user's: no answer tells it
     said = [c["world_said"] for c in row.get("calls", []) if c["tool"] == cell.get("tool") and "world_said" in c]
-    if said and said[0] != KIND_OF_WORLD[planned]:     # the first: later ones answer what the agent's writes left
+    if said and said[0] not in HOLDS[planned]:     # the first: later ones answer what the agent's writes left
         cell["world"] = WORLD_OF_KIND[said[0]]
     elif not said and "impossible" in (row.get("realized") or {}): cell.pop("world")
     return cell

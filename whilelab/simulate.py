@@ -60,22 +60,21 @@ def world_answers(rows: list  # rollout rows
             "world_top_error": errors.most_common(1)[0][0] if errors else None}
 
 # %% ../nbs/13_simulate.ipynb #3ca8a573
+def _first_said(row: dict) -> str | None:
+    "What the world itself answered the row's first planned call (later ones answer what the agent's writes left)."
+    return next((c["world_said"] for c in row["calls"] if c["tool"] == row["cell"].get("tool") and "world_said" in c),
+                None)
+
 def world_played(rows: list  # rollout rows
                 ) -> dict:
     """The world axis as played: for each of exists, ineligible and missing, the rows whose first planned call the world
     itself answered as the cell says, of those where it answered one (`world_said`); and the rows whose world answer
-    contradicts their cell."""
-    from whilelab.world import KIND_OF_WORLD
-    out, against = {}, 0
-    for w, kind in KIND_OF_WORLD.items():
-        # each row's first planned call the world answered: later ones answer what the agent's own writes left
-        said = [next(c["world_said"] for c in r["calls"] if c["tool"] == r["cell"].get("tool") and "world_said" in c)
-                for r in rows if r["cell"].get("world") == w and any("world_said" in c and c["tool"] == r["cell"].get("tool")
-                                                                     for c in r["calls"])]
-        out[w] = f"{sum(s == kind for s in said)}/{len(said)}"
-    against = sum(delivered_cell(r).get("world") != r["cell"]["world"] for r in rows
-                  if r["cell"].get("world") in KIND_OF_WORLD)
-    return {"world_as_played": out, "world_contradicted": against}
+    contradicts their cell. A cell trying found impossible is counted in neither."""
+    from whilelab.world import HOLDS
+    tried = [r for r in rows if r["cell"].get("world") in HOLDS and "impossible" not in (r.get("realized") or {})]
+    said = {w: [s for r in tried if r["cell"]["world"] == w and (s := _first_said(r)) is not None] for w in HOLDS}
+    return {"world_as_played": {w: f"{sum(s in HOLDS[w] for s in ss)}/{len(ss)}" for w, ss in said.items()},
+            "world_contradicted": sum(delivered_cell(r).get("world") != r["cell"]["world"] for r in tried)}
 
 # %% ../nbs/13_simulate.ipynb #29e3b761
 def _end_states(rows: list) -> dict:
