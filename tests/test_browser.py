@@ -132,7 +132,7 @@ def open_and_run(page, base, token):
 def test_the_panel_draws_live_snaps_refused_values_back_and_the_inspector_pages(tmp_path):
     with running_lab(tmp_path, LIVE) as (base, token, root), chromium_page() as page:
         open_and_run(page, base, token)
-        status = page.locator(".widget-html", has_text="rollouts").first
+        status = page.locator(".wl-status").first
         status.wait_for(timeout=120_000)
         assert "not started" in status.inner_text()
         row = page.locator(".widget-hbox", has=page.locator(".widget-label", has_text="open_ended")).first
@@ -210,7 +210,7 @@ def test_the_panel_never_disagrees_with_itself(tmp_path):
     with running_lab(tmp_path, GATED) as (base, token, root), chromium_page() as page:
         open_and_run(page, base, token)
         weights = wait_file(root / "ready.json")["weights"]
-        status = page.locator(".widget-html", has_text="rollouts").first
+        status = page.locator(".wl-status").first
         status.wait_for(timeout=120_000)
         assert "not started" in status.inner_text() and page.evaluate(BROKEN) == 0      # no figure yet: none shown
         readouts = lambda: [page.locator(".widget-slider", has=page.locator(".widget-label", has_text=a)).first
@@ -259,3 +259,70 @@ def test_the_panel_never_disagrees_with_itself(tmp_path):
         assert _agree(page) == 5 and page.evaluate(BROKEN) == 0
         assert step.is_disabled() and run.is_disabled()              # nothing left to play
         page.screenshot(path=str(root / "done.png"), full_page=True)
+
+
+SHOWN = """
+from whilelab.core import shopfront
+from whilelab.axes import agent_axes
+from whilelab.cover import covering_array
+from whilelab.defaults import SimOptions
+from whilelab.standins import ScriptedAgent, TemplateUser
+from whilelab.search import Search
+from whilelab.widgets import SearchPanel
+spec = shopfront(); axes = agent_axes(spec)
+search = Search(spec, ScriptedAgent(), TemplateUser(), axes, covering_array(axes, seed=0),
+                SimOptions(n_phrasings=1, k_samples=2))
+panel = SearchPanel(search)
+panel.step()                  # drawn after a batch was played: the case that lost both figures
+panel
+"""
+
+FIGURES = """() => {
+    const imgs = [...document.querySelectorAll('img.widget-image')].filter(i => i.offsetParent !== null);
+    const loaded = imgs.filter(i => i.complete && i.naturalWidth > 0);
+    return {shown: imgs.length, loaded: loaded.length,
+            errors: document.querySelectorAll('.jupyter-widgets-error-widget').length
+                    + (document.body.innerText.includes('Click to show javascript error') ? 1 : 0),
+            // drawn at 2 device pixels a CSS pixel and shown at its CSS size: sharp, and never stretched
+            sharp: loaded.filter(i => Math.abs(i.naturalWidth - 2 * i.width) <= 2
+                                      && Math.abs(i.naturalHeight * i.width - i.height * i.naturalWidth)
+                                         <= 2 * i.naturalWidth).length,
+            captions: [...document.querySelectorAll('.wl-caption')].map(e => e.innerText.trim())} }"""
+
+
+def _figures(page, n, caption, what):
+    "Wait until `n` figures are shown loaded (or an error box appears), then check none broke and all are sharp."
+    try:
+        page.wait_for_function(f"""() => {{ const f = ({FIGURES})();
+                                   return f.errors > 0 || (f.loaded >= {n} && f.captions.length * 2 >= {n}
+                                          && f.captions.every(c => c.startsWith({json.dumps(caption)}))) }}""",
+                               timeout=120_000)
+    except Exception: raise AssertionError(f"{what}: the figures never drew: {page.evaluate(FIGURES)}")
+    f = page.evaluate(FIGURES)
+    assert f["errors"] == 0, (what, f)                                   # no "Click to show javascript error" box
+    assert f["shown"] == f["loaded"] == f["sharp"] == n, (what, f)       # every image loaded, none stretched
+    return f
+
+
+def test_the_panel_draws_after_a_batch_a_second_display_and_a_reload(tmp_path):
+    import nbformat
+    with running_lab(tmp_path, SHOWN) as (base, token, root), chromium_page() as page:
+        nb = nbformat.read(root / "panel.ipynb", 4)       # a second display of the same panel, then a second batch
+        nb.cells += [nbformat.v4.new_code_cell("panel"), nbformat.v4.new_code_cell("_ = panel.step()")]
+        nbformat.write(nb, root / "panel.ipynb")
+        open_and_run(page, base, token)
+        _figures(page, 2, "figures after batch 1,", "after step(), before display")
+        page.keyboard.press("Shift+Enter")                                 # the second display
+        _figures(page, 4, "figures after batch 1,", "a second display")
+        page.keyboard.press("Shift+Enter")                                 # step() with both displays shown
+        _figures(page, 4, "figures after batch 2,", "step() after display")
+        page.screenshot(path=str(root / "shown.png"), full_page=True)
+        page.keyboard.press("Control+s")
+        t = time.time()                                                    # saved with its widget views
+        while "widget-view" not in (root / "panel.ipynb").read_text() or page.locator(".jp-mod-dirty").count():
+            assert time.time() - t < 90, "the notebook was never saved"
+            time.sleep(0.2)
+        page.reload(wait_until="domcontentloaded", timeout=90_000)
+        page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=90_000)
+        _figures(page, 4, "figures after batch 2,", "after a page reload")   # the views made anew from the kernel
+        page.screenshot(path=str(root / "reloaded.png"), full_page=True)

@@ -1,6 +1,6 @@
 """The docs site builds offline from the notebooks, and a real browser can read it: navigation with every
 chapter and tutorial, an executed plot, show_doc's parameter docs, and search. Stops what it starts."""
-import subprocess, sys, time
+import re, subprocess, sys, time
 from pathlib import Path
 import pytest
 from conftest import HAVE_CHROMIUM, chromium_page, free_port
@@ -23,6 +23,11 @@ def test_every_notebook_is_a_page(site):
     nbs = [p.stem for p in (ROOT / "nbs").glob("[0-9]*.ipynb")] + [p.stem for p in (ROOT / "nbs" / "tutorials").glob("*.ipynb")]
     pages = {p.stem for p in site.rglob("*.html")}
     assert set(nbs) <= pages and "index" in pages and (site / "search" / "search_index.json").exists()
+
+def test_the_pages_images_are_in_the_site(site):
+    "Every image a page's markdown links from nbs/images (a screenshot) is in the site, where the page looks for it."
+    linked = {m for p in (ROOT / "nbs").rglob("*.ipynb") for m in re.findall(r"\]\((images/[^)\s]+)\)", p.read_text())}
+    assert linked and all((site / a).exists() for a in linked), sorted(a for a in linked if not (site / a).exists())
 
 def test_the_quarto_sidebar_lists_every_notebook():
     "nbdev_docs builds its navigation from nbs/sidebar.yml: a chapter missing there has no way in."
@@ -60,12 +65,14 @@ def test_the_site_reads_in_a_browser(site):
 
 
 def test_every_parameter_has_a_type_and_a_description():
-    """Every parameter and dataclass field the site documents has a type and a description. The entries still without
+    """Every parameter and dataclass field the site documents has a type and a description, and its page shows that
+    description (no empty details cell). The entries still without
     are listed in docs_gaps.txt (the debt, by chapter): a new gap fails, and so does a listed one that was fixed (take
     it off the list)."""
     sys.path.insert(0, str(ROOT / "tools"))
     import docs
-    gaps = {f"{stem} {g}" for stem, title, obj in docs.entries() for g in docs.gaps(obj, title)}
+    gaps = {f"{stem} {g}" for stem, title, obj in docs.entries()          # what the source lacks, and what the page
+            for g in [*docs.gaps(obj, title), *docs.empty_cells(obj, title)]}   # shows empty (a described field too)
     listed = {l for l in (ROOT / "tests" / "docs_gaps.txt").read_text().splitlines() if l.strip()}
     assert not gaps - listed, f"undocumented (add a type and a `# description`): {sorted(gaps - listed)[:20]}"
     assert not listed - gaps, f"documented now: take these off tests/docs_gaps.txt: {sorted(listed - gaps)[:20]}"
@@ -85,10 +92,17 @@ def test_a_gap_is_found():
         y: str = ""
     assert docs.gaps(f, "f") == ["f.a: no type", "f.b: no description"]
     assert docs.gaps(D, "D") == ["D.y: no description"]
+    assert docs.empty_cells(D, "D") == ["D.y: empty details cell"]                    # the page is checked as shown
+    assert "| `x` | <code>int</code> |  | described |" in docs.doc_markdown(D, "D")      # a field's comment is shown
     def g(**kw):
         "Options passed on, undescribed."
     def h(**kw  # options passed on to the backend
          ):
         "Options passed on, described: docments cannot read this comment, the check does."
     assert docs.gaps(g, "g") == ["g.kw: no description"] and docs.gaps(h, "h") == []
+    assert docs.empty_cells(h, "h") == [] and "options passed on to the backend" in docs.doc_markdown(h, "h")
+    @dataclasses.dataclass
+    class E:
+        z: str = ""   # a | in a description: one cell
+    assert "a &#124; in a description: one cell |" in docs.doc_markdown(E, "E")
     assert "```python\nf(a, b: int = 1)\n```" in docs.doc_markdown(f, "f")          # the call signature is shown

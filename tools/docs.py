@@ -89,32 +89,47 @@ def signature(obj, title: str) -> str:
     body = flat if len(flat) <= 100 else f"{title}(\n" + "".join(f"    {p},\n" for p in params) + f"){ret}"
     return f"```python\n{body}\n```\n\n"
 
+def _init_elsewhere(obj) -> bool:
+    "Whether class `obj` is made by a constructor from elsewhere (object's, Exception's, typing's, pydantic's...)."
+    made_in = getattr(getattr(obj, "__init__", None), "__module__", None) or ""
+    return isinstance(obj, type) and not made_in.startswith("whilelab") and made_in != obj.__module__
+
 def gaps(obj, title: str) -> list[str]:
     "Each parameter (or dataclass field) of `obj` the docs cannot describe: 'title.param: no type' / 'no description'."
     from fastcore.docments import docments
     try: params, sig = docments(obj, full=True), inspect.signature(obj)
     except (TypeError, ValueError): return []
-    made_in = getattr(getattr(obj, "__init__", None), "__module__", None) or ""
-    if isinstance(obj, type) and not made_in.startswith("whilelab") and made_in != obj.__module__:
-        return []       # a constructor from elsewhere (object's, typing's, pydantic's, OpenEnv's) is documented there
+    if _init_elsewhere(obj): return []
     fields = {f.name: f for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else {}
     out = []
     for k, v in params.items():
         if k in ("self", "cls", "return"): continue
         p = sig.parameters.get(k)
-        if p is not None and p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and _star_docment(obj, k): continue
         if k not in fields and p is not None and p.annotation is p.empty and p.kind not in (p.VAR_POSITIONAL,
                                                                                               p.VAR_KEYWORD):
             out.append(f"{title}.{k}: no type")
-        if not ((fields[k].metadata.get("why") if k in fields else None) or v["docment"]):
-            out.append(f"{title}.{k}: no description")
+        if not details(obj, k, v, fields): out.append(f"{title}.{k}: no description")
     return out
 
-def _star_docment(obj, name: str) -> bool:
-    "Whether `*name` / `**name` carries a `# comment` in the source (docments reads no comment on a starred parameter)."
+def _star_docment(obj, name: str) -> str:
+    "The `# comment` on `*name` / `**name` in the source ('' if none): docments reads none on a starred parameter."
     try: src = inspect.getsource(obj.__init__ if isinstance(obj, type) else obj)
-    except (OSError, TypeError): return False
-    return re.search(rf"\*{{1,2}}{re.escape(name)}\b[^#\n]*#\s*\S", src) is not None
+    except (OSError, TypeError): return ""
+    m = re.search(rf"\*{{1,2}}{re.escape(name)}\b[^#\n]*#\s*(\S[^\n]*)", src)
+    return m.group(1).strip() if m else ""
+
+def details(obj, k: str, v: dict, fields: dict) -> str:
+    """What the details cell of parameter `k` of `obj` says: an option's reason, else its `# description` (a starred
+    parameter's read from the source), as one table cell; '' when it has none. The table and the gap check both ask."""
+    why = fields[k].metadata.get("why") if k in fields else None
+    starred = v.get("kind") in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    said = why or v.get("docment") or (_star_docment(obj, k) if starred else "")
+    return " ".join(str(said or "").split()).replace("|", "&#124;")        # one line; a `|` would split the row
+
+def empty_cells(obj, title: str) -> list[str]:
+    "Each row of `obj`'s rendered parameter table whose details cell is empty: 'title.param: empty details cell'."
+    rows = re.findall(r"^\| `([^`]+)` \|(.*)\|$", doc_markdown(obj, title), re.M)
+    return [f"{title}.{k}: empty details cell" for k, rest in rows if not rest.split(" | ")[-1].strip()]
 
 def entries():
     "(notebook stem, title, object) of every public definition the site documents, in page order."
@@ -134,13 +149,12 @@ def entries():
 def doc_markdown(obj, title: str) -> str:
     "The signature, docstring and parameter table of `obj`, with a link to its source."
     from fastcore.docments import docments
-    try: params = docments(obj, full=True)
+    try: params = {} if _init_elsewhere(obj) else docments(obj, full=True)   # documented where it is made
     except (TypeError, ValueError): params = {}
     fields = {f.name: f for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else {}
     def row(k, v):
         default = _shown(repr(v["default"])) if v["default"] is not inspect.Parameter.empty else ""
-        details = (fields[k].metadata.get("why") if k in fields else v["docment"]) or ""   # an option's reason
-        return f"| `{k}` | {_shown(v['anno'])} | {default} | {details} |"
+        return f"| `{k}` | {_shown(v['anno'])} | {default} | {details(obj, k, v, fields)} |"
     rows = [row(k, v) for k, v in params.items() if k not in ("self", "cls", "return")]
     try:
         f, line = inspect.getsourcefile(obj), inspect.getsourcelines(obj)[1]
@@ -234,6 +248,7 @@ def main(argv=None):
     ap.add_argument("--execute", nargs="*", help="execute only these notebook stems; the rest keep their saved outputs")
     a = ap.parse_args(argv)
     src = ROOT / "_docs_src"; shutil.rmtree(src, ignore_errors=True); (src / "docs" / "tutorials").mkdir(parents=True)
+    if (NBS / "images").is_dir(): shutil.copytree(NBS / "images", src / "docs" / "images")   # screenshots a page shows
     pages = [p for p in [NBS / "index.ipynb", *sorted(NBS.glob("[0-9]*.ipynb")), *sorted((NBS / "tutorials").glob("*.ipynb"))]
              if not a.only or p.stem in a.only or p.stem == "index"]
     nav_ch, nav_tu = [], []

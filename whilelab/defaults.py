@@ -461,10 +461,12 @@ class FigureOptions:
     font_size: float = _d(8.0, "text at a page's width, in points: the size of a paper's captions", lo=4.0)
     font_min: float = _d(6.0, "the smallest text a printed figure stays readable at (journals ask for 6-8 pt)", lo=4.0)
     dpi: int = _d(300, "PNG resolution for print: journals ask for 300 dpi in colour figures", lo=50)
-    screen_dpi: int = _d(72, "the panel's live figures: one point a pixel, so a 7 in figure is 504 px wide and "
-                             "encodes in a few ms", lo=30)
-    marker_points: int = _d(30, "lines carry a marker at each point while they have this few: one batch still shows",
-                            lo=0)
+    screen_dpi: int = _d(72, "the panel's live figures: one point a CSS pixel, so a 7 in figure is 504 px wide "
+                             "on the page", lo=30)
+    screen_scale: int = _d(2, "device pixels drawn per CSS pixel in the panel's PNGs: sharp on 2x (HiDPI) screens, "
+                              "shown at their CSS size, never stretched", lo=1)
+    marker_points: int = _d(30, "the most markers a line carries: one a batch up to this many, then every k-th, so "
+                                "each arm keeps its shape at any length", lo=1)
     marker_size: float = _d(3.0, "a marker's size in points: seen at a column's width, small beside 8 pt text", lo=0.0)
     gap_margin: float = _d(1.8, "inches of a gap figure's width and height left to its labels, title and legend: the "
                                 "longest tool and condition names at 8 pt", lo=0.0)

@@ -19,9 +19,9 @@ from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason,
 from .defaults import StatsOptions
 
 # %% auto #0
-__all__ = ['GRID_ARMS', 'MUTABLE', 'EXPLORING_OWED', 'ARM_MARKERS', 'clamp_weights', 'update_weights', 'allocate', 'batch_counts',
-           'TemplateWriter', 'Search', 'failed', 'pairs_owed', 'step', 'run', 'pairs_of', 'history_dataset',
-           'history_title', 'plot_history']
+__all__ = ['GRID_ARMS', 'MUTABLE', 'EXPLORING_OWED', 'ARM_MARKERS', 'ARM_LINES', 'clamp_weights', 'update_weights', 'allocate',
+           'batch_counts', 'TemplateWriter', 'Search', 'failed', 'pairs_owed', 'step', 'run', 'pairs_of',
+           'history_dataset', 'history_title', 'plot_history']
 
 # %% ../nbs/03_search.ipynb #39249040
 def _clip_scaled(w: dict, lo: dict, hi: dict) -> dict:
@@ -619,7 +619,8 @@ def _replan(self: Search,
 
 # %% ../nbs/03_search.ipynb #faac7166
 def history_dataset(self) -> xr.Dataset:
-    """Per (batch, arm): weight, share of the batch played (`used`), situations, rollouts, yield, note; per batch:
+    """Per (batch, arm): the weight drawn for the batch, the share of it played (`used`), situations, `rollouts` played
+    (counted from the batch's rows by arm: what the history figure's arm panel shows), yield, note; per batch:
     coverage, signatures, rollouts."""
     H, B = self.history, range(len(self.history))
     arm_var = lambda k, dtype=float: (("batch", "arm"), np.array([[h["arms"][a][k] for a in ARMS] for h in H], dtype=dtype).reshape(len(H), len(ARMS)))
@@ -636,6 +637,7 @@ Search.history_dataset = history_dataset
 
 # %% ../nbs/03_search.ipynb #ca831bce
 ARM_MARKERS = dict(zip(ARMS, "osD^v"))     # a shape per arm as well as a colour: apart in grey and any colour vision
+ARM_LINES = dict(zip(ARMS, ["-", "--", ":", "-.", (0, (6, 1.5, 1, 1.5, 1, 1.5))]))   # and a dash: apart in print
 
 def _history_axes(W: float, pt: float):
     "(figure, [weights, yields, coverage, behaviours] axes): two by two at a page's width, one column when narrower."
@@ -645,13 +647,25 @@ def _history_axes(W: float, pt: float):
     fig, ax = plt.subplots(*shape, figsize=(W, h), layout="constrained")
     return fig, list(ax.flat)
 
+# %% ../nbs/03_search.ipynb #b1e7a0c2
+def _marks(n: int,    # points on the line
+           i: int,    # the line's index among its panel's lines
+           most: int  # the most markers a line carries (`FigureOptions.marker_points`)
+          ) -> tuple:
+    """`markevery` for a line of `n` points: every point up to `most`, then every k-th, each line's offset apart so
+    every arm keeps its shape (and no two arms' markers sit on the same batch) at any length."""
+    k = max(1, math.ceil(n / max(1, most)))
+    return (i % k, k)
+
 # %% ../nbs/03_search.ipynb #7b77d1b5
-def history_title(hist: xr.Dataset  # a search's history
+def history_title(hist: xr.Dataset,      # a search's history
+                  state: str | None = None  # what follows the dash: the panel's word ('paused', 'stopped (budget)')
                  ) -> str:
-    "What the history figure's title says: batches, rollouts, and why the search stopped (or 'running')."
+    "What the history figure's title says: batches, rollouts, and `state` (default: why it stopped, or 'running')."
     n = hist.sizes["batch"]
     played = int(hist.total_rollouts.values[-1]) if n else 0
-    return f"search: {n} batch{'es' * (n != 1)}, {played:,} rollouts -- {hist.attrs.get('stopped') or 'running'}"
+    said = state or hist.attrs.get("stopped") or "running"
+    return f"search: {n} batch{'es' * (n != 1)}, {played:,} rollouts -- {said}"
 
 # %% ../nbs/03_search.ipynb #2517f59d
 def plot_history(hist: xr.Dataset,  # a search's history: `Search.history_dataset()` or a run's history.nc
@@ -661,10 +675,12 @@ def plot_history(hist: xr.Dataset,  # a search's history: `Search.history_datase
                  format: str | None = None,    # "pdf", "svg" or "png" (default: `save`'s suffix)
                  dpi: int | None = None,       # PNG resolution (default: `FigureOptions.dpi`)
                  options: FigureOptions | None = None,  # sizes, fonts and resolutions
-                 room: tuple | None = None     # (batches, rollouts, signatures) the axes hold (default: what was played)
+                 room: tuple | None = None,    # (batches, rollouts, signatures, rollouts in a batch) the axes hold
+                 state: str | None = None      # the title's last word (`history_title`): the live panel's state
                 ):
-    """Four panels over the batches, numbered from 1 as the search counts them: arm weights, arm yields, delivered
-    coverage, behaviour signatures (total and new); one legend of the arms below, none on the data."""
+    """Four panels over the batches, numbered from 1 as the search counts them: the rollouts each arm played (counted
+    from the rows, not the weights it was drawn at), arm yields, delivered coverage, behaviour signatures (total and
+    new); one legend of the arms below, none on the data. Each arm has a colour, a marker and a dash at any length."""
     from matplotlib.ticker import MaxNLocator
     o = options or FigureOptions()
     W = o.width if width is None else float(width)
@@ -672,18 +688,21 @@ def plot_history(hist: xr.Dataset,  # a search's history: `Search.history_datase
     n = hist.sizes["batch"]
     x = np.arange(1, n + 1)                       # batch 1 is the first played, as the panel's status says
     fig, (w, y, c, b) = _history_axes(W, pt)
-    mk = dict(ms=o.marker_size if n <= o.marker_points else 0)
+    mk = lambda i: dict(ms=o.marker_size, markevery=_marks(n, i, o.marker_points))
     for i, a in enumerate(hist.arm.values):
-        style = dict(color=OKABE_ITO[i % len(OKABE_ITO)], marker=ARM_MARKERS.get(str(a), "o"), lw=1, **mk)
-        w.plot(x, 100 * hist.weight.sel(arm=a).values, label=str(a), **style)
+        style = dict(color=OKABE_ITO[i % len(OKABE_ITO)], marker=ARM_MARKERS.get(str(a), "o"),
+                     ls=ARM_LINES.get(str(a), "-"), lw=1, **mk(i))
+        w.plot(x, hist.rollouts.sel(arm=a).values, label=str(a), **style)
         y.plot(x, 100 * hist["yield"].sel(arm=a).values, **style)
     rollouts = hist.total_rollouts.values
-    c.plot(rollouts, 100 * hist.coverage.values, color=OKABE_ITO[0], marker="o", lw=1, label="planned pairs", **mk)
+    c.plot(rollouts, 100 * hist.coverage.values, color=OKABE_ITO[0], marker="o", lw=1, label="planned pairs", **mk(0))
     c.plot(rollouts, 100 * hist.cells_delivered.values, color=OKABE_ITO[1], marker="s", lw=1, ls="--",
-           label="plan cells, k times", **mk)
+           label="plan cells, k times", **mk(1))
     b.bar(x, hist.new_signatures.values, color=OKABE_ITO[4], label="new in the batch", width=0.8)
-    b.plot(x, hist.signatures.values, color="k", marker="o", lw=1, label="seen so far", **mk)
-    w.set(title="arm weights", ylabel="share of the next batch (%)", ylim=(0, 100))
+    b.plot(x, hist.signatures.values, color="k", marker="o", lw=1, label="seen so far", **mk(0))
+    top = max([1, *(room or [])[3:4], *(hist.rollouts.values.max(initial=0),)])
+    w.set(title="rollouts each arm played", ylabel="rollouts in the batch (count)", ylim=(0, 1.05 * top))
+    w.yaxis.set_major_locator(MaxNLocator(integer=True))
     y.set(title="arm yields", ylabel="rollouts with something new (%)", ylim=(-3, 103))
     c.set(xlabel="rollouts played (count)", ylabel="delivered (%)", ylim=(-3, 103))
     b.set(ylabel="signatures (count)")
@@ -700,7 +719,7 @@ def plot_history(hist: xr.Dataset,  # a search's history: `Search.history_datase
                   title_fontsize=pt, borderaxespad=0.2, handlelength=1.5, columnspacing=1)
     fig.legend(*w.get_legend_handles_labels(), loc="outside lower center", ncol=len(hist.arm) if W >= 5 else 2,
                fontsize=pt, frameon=False, handlelength=1.5, columnspacing=1)
-    fig.suptitle(history_title(hist), fontsize=pt)
+    fig.suptitle(history_title(hist, state), fontsize=pt)
     if not n:
         for a_ in (w, y, c, b): a_.text(0.5, 0.5, "no batch played yet", ha="center", va="center", fontsize=pt,
                                          transform=a_.transAxes)

@@ -14,7 +14,7 @@ from .search import Search
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['snapshot', 'transcript_html', 'confusion_html', 'JudgeInspector', 'agreement_line', 'SearchPanel']
+__all__ = ['snapshot', 'transcript_html', 'confusion_html', 'JudgeInspector', 'agreement_line', 'PanelState', 'SearchPanel']
 
 # %% ../nbs/14_widgets.ipynb #8ecf1ac9
 def snapshot(w: W.Widget  # a widget
@@ -28,7 +28,9 @@ def snapshot(w: W.Widget  # a widget
         return f"<div style='display:flex;flex-direction:{flow};gap:6px;flex-wrap:wrap'>{kids}</div>"
     if isinstance(w, W.Image):
         if not w.value: return ""                                                   # no picture: no broken image
-        return f"<img style='max-width:100%' src='data:image/{w.format};base64,{base64.b64encode(w.value).decode()}'>"
+        size = f" width='{html.escape(str(w.width))}'" if w.width else ""           # drawn at 2x: shown at CSS size
+        src = f"data:image/{w.format};base64,{base64.b64encode(w.value).decode()}"
+        return f"<img style='max-width:100%'{size} src='{src}'>"
     if isinstance(w, (W.HTML, W.HTMLMath)): return f"<div>{w.value}</div>"
     if isinstance(w, W.Button): return f"<button disabled>{html.escape(w.description)}</button>"
     if isinstance(w, W.IntProgress):
@@ -219,6 +221,30 @@ def _step(self: JudgeInspector, d: int):
 
 JudgeInspector._ipython_display_ = _ipython_display_
 
+# %% ../nbs/14_widgets.ipynb #3a5e0c11
+from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class PanelState:
+    """One reading of the search and the panel: the status line, the bars' counts, the figures' caption and titles
+    and each arm's rollouts played are all made from it, so none can say another batch or another state."""
+    word: str = "not started"   # 'not started', 'running', 'paused' or 'stopped (why)'
+    batch: int = 0              # batches played
+    total: int = 0              # rollouts played
+    budget: int = 0             # the rollouts the search may play
+    signatures: int = 0         # behaviour signatures seen
+    quiet: int = 0              # batches in a row without a new signature
+    patience: int = 0           # quiet batches that (the plan delivered) saturate the search
+    played: tuple = ()          # (arm, rollouts it played in the last batch) for each arm
+
+    @property
+    def status(self) -> str: return (f"<b>{html.escape(self.word)}</b>: batch {self.batch}, {self.total:,} rollouts, "
+                                     f"{self.signatures} signatures")
+    @property
+    def said(self) -> str: return f"after batch {self.batch}, {self.total:,} rollouts"
+    @property
+    def caption(self) -> str: return f"<i>figures {html.escape(self.said)}</i>"
+
 # %% ../nbs/14_widgets.ipynb #8ceb714b
 import io, threading, time
 from .defaults import ARMS, FigureOptions
@@ -234,6 +260,8 @@ class SearchPanel:
         fs = lambda v, d, style={}: W.FloatSlider(value=round(v, 3), min=0, max=1, step=0.01, description=d,
                                                   style=style, continuous_update=False, readout_format=".2f")
         self.weight = {a: fs(search.weights[a], a, wide) for a in ARMS}
+        whole = lambda: W.Layout(min_width="max-content")   # 'played 26 of 32' whole, not cut to a label's width
+        self.played = {a: W.Label(layout=whole()) for a in ARMS}   # what each arm played: its weight is only a draw
         self.floor = {a: fs(search.floors.get(a, 0.0), "floor") for a in ARMS}
         self.cap = {a: fs(search.caps.get(a, 1.0), "cap") for a in ARMS}
         self.batch = W.IntSlider(value=search.batch_situations, min=1, max=256, description="batch",
@@ -242,22 +270,25 @@ class SearchPanel:
         self.run_btn = W.Button(description="run", tooltip="play batches until the search stops or pause is pressed")
         self.pause_btn = W.Button(description="pause", tooltip="stop after the batch in flight", disabled=True)
         self.status, self.message = W.HTML().add_class("wl-status"), W.HTML().add_class("wl-message")
+        self.key = W.HTML("<b>weight</b>: each arm's share of the next batch as drawn (an arm that cannot run plays "
+                          "none); <b>played</b>: the rollouts it played in the last batch").add_class("wl-key")
         self.budget_bar = W.IntProgress(min=0, max=max(1, int(search.budget)), description="budget")
         self.quiet_bar = W.IntProgress(min=0, max=max(1, int(search.patience)), description="saturation")
         self.budget_text, self.quiet_text = W.Label(), W.Label()
         self.caption = W.HTML().add_class("wl-caption")  # what the figures show: set with them, from the same state
         hidden = lambda: W.Layout(display="none")       # shown once it holds a figure: never a broken image
-        self.history_img = W.Image(format="png", layout=hidden())   # set from any thread; an Output is not
-        self.coverage_img = W.Image(format="png", layout=hidden())
-        self.redraws = []                                # seconds each batch's figures took to draw
-        self._history_live, self._coverage_live = _Blit(self.options.screen_dpi), _Blit(self.options.screen_dpi)
+        self.history_img = W.Image(format="png", layout=hidden())   # set from any thread; an Output is not. No
+        self.coverage_img = W.Image(format="png", layout=hidden())  # tooltip: an Image has no description to hold it
+        self.redraws, self._drawn = [], 0                # seconds each batch's figures took to draw; the last drawn
+        blit = lambda: _Blit(self.options.screen_dpi, self.options.screen_scale)
+        self._history_live, self._coverage_live = blit(), blit()
         self._pause, self._claim, self._busy, self._thread = threading.Event(), threading.Lock(), False, None
         self._wire()
-        rows = [W.HBox([self.weight[a], self.floor[a], self.cap[a]]) for a in ARMS]
-        self.panel = W.VBox(rows + [self.batch, W.HBox([self.step_btn, self.run_btn, self.pause_btn]), self.status,
-                                    W.HBox([self.budget_bar, self.budget_text]),
-                                    W.HBox([self.quiet_bar, self.quiet_text]), self.message, self.caption,
-                                    self.history_img, self.coverage_img])
+        rows = [W.HBox([self.weight[a], self.played[a], self.floor[a], self.cap[a]]) for a in ARMS]   # side by side
+        self.panel = W.VBox([self.key, *rows, self.batch, W.HBox([self.step_btn, self.run_btn, self.pause_btn]),
+                             self.status, W.HBox([self.budget_bar, self.budget_text]),
+                             W.HBox([self.quiet_bar, self.quiet_text]), self.message, self.caption,
+                             self.history_img, self.coverage_img])
         self.refresh()
 
 # %% ../nbs/14_widgets.ipynb #b733d50f
@@ -354,11 +385,12 @@ def _play(self: SearchPanel, batches: int | None):
     "Play up to `batches` batches (None: until the search stops or pause is pressed), drawing after each."
     try:
         while not self.search.stopped and not self._pause.is_set() and (batches is None or batches > 0):
-            self.search.step(); self.refresh()
+            self.search.step()
             if batches is not None: batches -= 1
+            if not (self.search.stopped or self._pause.is_set() or batches == 0): self.refresh()   # the last: below
     finally:
         self.state, self._busy = "paused", False
-        self._buttons(); self._show_status()
+        self.refresh()                                 # the figures' title says 'paused' with the status
 
 # %% ../nbs/14_widgets.ipynb #b59a89a5
 @patch
@@ -368,7 +400,7 @@ def _start(self: SearchPanel, batches: int | None, background: bool) -> bool:
         if self._busy or self.search.stopped: return False
         self._busy = True
     self._pause.clear(); self._say(); self.state = "running"
-    self._buttons(); self._show_status()
+    self.refresh()                                     # status and figures' title both say 'running'; the buttons too
     if not background: self._play(batches); return True
     self._thread = threading.Thread(target=self._play, args=(batches,), daemon=True)
     self._thread.start()
@@ -407,8 +439,10 @@ def _room(v: float, least: int) -> int:
 # %% ../nbs/14_widgets.ipynb #27965048
 class _Blit:
     """A live figure laid out once, drawn in full only when its axes grow, else only its moving artists drawn again
-    over the saved rest: a PNG in milliseconds."""
-    def __init__(self, dpi: int): self.dpi, self.key, self.room, self.fig, self.bg = dpi, None, None, None, None
+    over the saved rest: a PNG in milliseconds. Drawn at `scale` device pixels a CSS pixel, shown `css_width` wide."""
+    def __init__(self, dpi: int, scale: int = 1):
+        self.dpi, self.scale, self.key, self.room, self.fig, self.bg = dpi, scale, None, None, None, None
+        self.css_width = 0             # the PNG's width on the page: its pixels over `scale`, so never stretched
 
     def png(self, key, build, update, room=None) -> bytes:
         """PNG bytes of the figure: `build()` makes it when `key` (what its layout hangs on) changed; `update(figure)`
@@ -417,7 +451,7 @@ class _Blit:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from PIL import Image
         if key != self.key or self.fig is None:
-            fig = build(); fig.set_dpi(self.dpi); FigureCanvasAgg(fig)
+            fig = build(); fig.set_dpi(self.dpi * self.scale); FigureCanvasAgg(fig)
             if fig.get_layout_engine() is not None:    # laid out once: a later draw moves nothing, and costs no layout
                 fig.get_layout_engine().execute(fig); fig.set_layout_engine("none")
             self.fig, self.key, self.room = fig, key, object()
@@ -426,39 +460,42 @@ class _Blit:
         if room != self.room: c.draw(); self.bg, self.room = c.copy_from_bbox(self.fig.bbox), room
         c.restore_region(self.bg)
         for a in moving: self.fig.draw_artist(a)
-        buf = io.BytesIO()
-        Image.frombuffer("RGBA", c.get_width_height(), bytes(c.buffer_rgba()), "raw", "RGBA", 0, 1).save(buf, "png")
+        buf, size = io.BytesIO(), c.get_width_height()
+        self.css_width = round(size[0] / self.scale)
+        Image.frombuffer("RGBA", size, bytes(c.buffer_rgba()), "raw", "RGBA", 0, 1).save(buf, "png", compress_level=1)
         return buf.getvalue()
 
 # %% ../nbs/14_widgets.ipynb #1cd4268c
 @patch
-def _history_png(self: SearchPanel, hist) -> bytes:
-    """The history figure for the panel: laid out once for the largest counts the budget allows, drawn in full when
-    its axes grow, else only its lines and bars."""
+def _history_png(self: SearchPanel, hist, st: PanelState) -> bytes:
+    """The history figure for the panel, titled with `st`'s word: laid out once for the largest counts the budget
+    allows, drawn in full when its axes grow, else only its lines and bars."""
     import matplotlib.pyplot as plt
-    from whilelab.search import plot_history, history_title
+    from whilelab.search import plot_history, history_title, _marks
     from whilelab.cover import OKABE_ITO
     n, o, most = hist.sizes["batch"], self.options, _room(self.search.budget, 64)
     last = lambda v: int(v[-1]) if n else 0
-    room = (_room(n, 8), _room(last(hist.total_rollouts), 64), _room(last(hist.signatures) + 1, 16))
+    room = (_room(n, 8), _room(last(hist.total_rollouts), 64), _room(last(hist.signatures) + 1, 16),
+            _room(int(hist.rollouts.values.max(initial=0)), 8))
     def build():
-        fig = plot_history(hist, options=o, room=(most, most, most)); plt.close(fig)   # room for the widest ticks
+        fig = plot_history(hist, options=o, room=(most,) * 4); plt.close(fig)   # room for the widest ticks
         for a_ in fig.axes: [t.remove() for t in list(a_.texts)]     # 'no batch played yet': the panel says so itself
         return fig
     def update(fig):
         w, y, c, b = fig.axes[:4]
         x, arms = np.arange(1, n + 1), hist.arm.values
-        for line, a in zip(w.lines, arms): line.set_data(x, 100 * hist.weight.sel(arm=a).values)
+        for line, a in zip(w.lines, arms): line.set_data(x, hist.rollouts.sel(arm=a).values)
         for line, a in zip(y.lines, arms): line.set_data(x, 100 * hist["yield"].sel(arm=a).values)
         c.lines[0].set_data(hist.total_rollouts.values, 100 * hist.coverage.values)
         c.lines[1].set_data(hist.total_rollouts.values, 100 * hist.cells_delivered.values)
         b.lines[0].set_data(x, hist.signatures.values)
         for p in list(b.patches): p.remove()
         b.bar(x, hist.new_signatures.values, color=OKABE_ITO[4], width=0.8)
-        for line in (*w.lines, *y.lines, *c.lines, *b.lines): line.set_markersize(o.marker_size * (n <= o.marker_points))
+        for lines in (w.lines, y.lines, c.lines, b.lines):           # a marker on every line at any length
+            for i, line in enumerate(lines): line.set_markevery(_marks(n, i, o.marker_points))
         for a_ in (w, y, b): a_.set_xlim(0.4, room[0] + 0.6)
-        c.set_xlim(0, room[1]); b.set_ylim(0, room[2])
-        fig._suptitle.set_text(history_title(hist))
+        c.set_xlim(0, room[1]); b.set_ylim(0, room[2]); w.set_ylim(0, 1.05 * room[3])
+        fig._suptitle.set_text(history_title(hist, st.word))
         return [*w.lines, *y.lines, *c.lines, *b.patches, *b.lines, fig._suptitle]
     return self._history_live.png(most, build, update, room)
 
@@ -499,36 +536,46 @@ def _coverage_png(self: SearchPanel, cov) -> bytes:
 
 # %% ../nbs/14_widgets.ipynb #ef909b82
 @patch
-def _show_status(self: SearchPanel):
-    "The status line and the two progress bars, from the engine's counts."
+def _reading(self: SearchPanel) -> PanelState:
+    "The search and the panel as they stand, read once: what one refresh shows everywhere."
     s = self.search
-    state = f"stopped ({s.stopped})" if s.stopped else self.state
-    self.status.value = (f"<b>{html.escape(state)}</b>: batch {s.batch}, {s.total:,} rollouts, "
-                         f"{len(s.sigs)} signatures")
-    self.budget_bar.value, self.quiet_bar.value = min(s.total, self.budget_bar.max), min(s.quiet, self.quiet_bar.max)
-    self.budget_text.value = f"{s.total:,} of {s.budget:,} rollouts"
-    self.quiet_text.value = f"{s.quiet} of {s.patience} batches without a new signature"
+    arms = s.history[-1]["arms"] if s.history else {}
+    return PanelState(f"stopped ({s.stopped})" if s.stopped else self.state, s.batch, s.total, s.budget, len(s.sigs),
+                      s.quiet, s.patience, tuple((a, arms[a]["rollouts"]) for a in ARMS if a in arms))
+
+# %% ../nbs/14_widgets.ipynb #ef909b83
+@patch
+def _show_status(self: SearchPanel, st: PanelState):
+    "The status line, the two progress bars and each arm's rollouts played, from one reading `st`."
+    self.status.value = st.status
+    self.budget_bar.value, self.quiet_bar.value = min(st.total, self.budget_bar.max), min(st.quiet, self.quiet_bar.max)
+    self.budget_text.value = f"{st.total:,} of {st.budget:,} rollouts"
+    self.quiet_text.value = f"{st.quiet} of {st.patience} batches without a new signature"
+    played = dict(st.played); n = sum(played.values())
+    for a in ARMS: self.played[a].value = f"played {played[a]} of {n}" if a in played else "played -"
 
 # %% ../nbs/14_widgets.ipynb #b6147ba8
 @patch
 def refresh(self: SearchPanel):
-    """Draw the figures, then the status and bars, all from one state of the engine (the run thread is the one that
-    changes it, between refreshes): after each batch they say the same batch."""
+    """Draw the figures, then the status, bars and counts, all from one reading of the engine and the panel (the run
+    thread is the one that changes it, between refreshes): they say the same batch and the same state."""
     from whilelab.cover import coverage
     from whilelab.rollout import delivered_cell
-    s = self.search
+    s, st = self.search, self._reading()
     self._show_weights(); self._buttons()
     if not s.history and self._history_live.fig is None:   # laid out before the first batch: its press draws fast
-        self._history_png(s.history_dataset()); self._coverage_png(coverage(s.rows, s.plan, cell_of=delivered_cell))
+        self._history_png(s.history_dataset(), st); self._coverage_png(coverage(s.rows, s.plan, cell_of=delivered_cell))
     if s.history:
-        t, said = time.perf_counter(), f"after batch {s.batch}, {s.total:,} rollouts"
-        pictures = [self._history_png(s.history_dataset()),
+        t = time.perf_counter()
+        pictures = [self._history_png(s.history_dataset(), st),
                     self._coverage_png(coverage(s.rows, s.plan, cell_of=delivered_cell))]
-        for img, png in zip((self.history_img, self.coverage_img), pictures):
-            img.value, img.tooltip, img.layout.display = png, said, None
-        self.caption.value = f"<i>figures {said}</i>"
-        self.redraws.append(time.perf_counter() - t)
-    self._show_status()
+        for img, live, png in zip((self.history_img, self.coverage_img), (self._history_live, self._coverage_live),
+                                  pictures):
+            img.value, img.width, img.layout.display = png, str(live.css_width), None   # shown at CSS size
+        self.caption.value = st.caption
+        if st.batch != self._drawn: self.redraws.append(time.perf_counter() - t)   # a batch's draw, not a state's
+        self._drawn = st.batch
+    self._show_status(st)
 
 # %% ../nbs/14_widgets.ipynb #9ad19238
 SearchPanel._ipython_display_ = _ipython_display_
