@@ -604,7 +604,7 @@ def _pair_counts(a, b, levels, cl, impossible) -> tuple:
 def coverage(cells: xr.Dataset | list,  # a plan, cell dicts, or rows (dicts with a `cell`)
              axes: Axes | dict | xr.Dataset | None = None,  # `Axes`, a dict, or a plan; default: the plan's or those seen
              cell_of: typing.Callable | None = None,  # a row's cell as counted, e.g. `delivered_cell` (default: `cell`)
-             impossible: list = ()    # more pairs no cell can hold, {axis: value, axis: value}: a world's, found by trying
+             impossible: list = ()    # more pairs no cell can hold ({axis: value} pairs): a world's, found by trying
             ) -> xr.Dataset:
     """Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values.
     attrs: pairs_planned, pairs_covered, fraction, n_cells (cells or rows counted), distinct_cells, rollouts (rows)."""

@@ -127,7 +127,8 @@ def _from_world(p: str, t: Tool, at: dict, box, rng):
         if named: return named[0] if kind == "number" or float(named[0]).is_integer() else None
     if _identifying(p, o, box.schema.owner): return None     # who a person is comes from their own record, or nowhere
     held = sorted({canonical_json(r[p]) for recs in box.schema.records.values() if isinstance(recs, dict)
-                   for r in recs.values() if isinstance(r, dict) and r.get(p) is not None and (kind is None or _type_ok(r[p], kind))})
+                   for r in recs.values() if isinstance(r, dict) and r.get(p) is not None
+                   and (kind is None or _type_ok(r[p], kind))})
     if held: return json.loads(held[int(rng.integers(len(held)))])
     ex = _example_values(s.get("description", ""))
     if ex and kind in (None, "string"): return ex[int(rng.integers(len(ex)))]
@@ -190,7 +191,8 @@ def _realize(base: Sandbox, world, want: str, t: Tool, role: dict, facts: dict, 
     cands = base.candidates(want, t.name, rng_for(seed, "realize", sid))
     # answers of your code are cached on its world; the sandbox's cost less than a look-up
     probes = world.__dict__.setdefault("_whilelab_probes", {}) if world is not None else {}
-    seen, ready = collections.Counter(), (lambda box: world.for_situation(box)) if world is not None else (lambda box: None)
+    seen = collections.Counter()
+    ready = (lambda box: world.for_situation(box)) if world is not None else (lambda box: None)
     for i, choice in enumerate(cands):
         box = base.fork()
         know = box.arrange(want, t.name, choice, rng_for(seed, "prepare", sid))
@@ -207,8 +209,8 @@ def _realize(base: Sandbox, world, want: str, t: Tool, role: dict, facts: dict, 
     know = box.arrange(want, t.name, cands[0], rng_for(seed, "prepare", sid))
     details = _details(box, t, role, know, facts, seed, sid)
     said = ", ".join(f"{k} {n}x" for k, n in sorted(seen.items()))
-    why = (f"no record of this world makes {t.name} answer {KIND_OF_WORLD[want]} as '{want}' needs: {len(cands)} tried, "
-           f"answered {said}")
+    why = (f"no record of this world makes {t.name} answer {KIND_OF_WORLD[want]} as '{want}' needs: "
+           f"{len(cands)} tried, answered {said}")
     return box, know, details, ready(box), {"impossible": why, "tries": len(cands)}
 
 # %% ../nbs/05_rollout.ipynb #993f7990
@@ -619,7 +621,8 @@ def _row(ctx: Ctx, agent, run_id: str, box, messages: list, calls: list, rec: _R
     sit = ctx.situation
     outcome = "error" if error else _outcome(sit, calls)
     return {"run_id": run_id, "situation_id": sit.id, "seed": sit.seed, "phrasing": ctx.phrasing, "sample": ctx.sample,
-            "cell": sit.cell, "arm": sit.arm, "realized": sit.realized, "messages": messages, "tools_used": sorted({c["tool"] for c in calls}),
+            "cell": sit.cell, "arm": sit.arm, "realized": sit.realized, "messages": messages,
+            "tools_used": sorted({c["tool"] for c in calls}),
             "calls": calls, "faults": box.events, "state_hash_before": box.hash_before,
             "state_hash_after": box.state_hash(), "reference_hash": sit.reference_hash,
             "signature": signature(calls, box.events, outcome), "policy_version": ctx.spec.policy_version,

@@ -1029,10 +1029,12 @@ def _spoil(fault, res: dict, o: WorldOptions) -> dict:
 # %% ../nbs/04_world.ipynb #73033244
 # what a tool's error says when the record it was asked for is not there (English, German, French, Spanish, Italian,
 # Dutch, Portuguese), and the exception types that mean the same
-_NOT_FOUND = re.compile(r"not[ _-]?found|no such|does ?n[o']t exist|not exist|unknown \w+|no \w+(?: \w+)? (?:with|matches|"
+_NOT_FOUND = re.compile(r"not[ _-]?found|no such|does ?n[o']t exist|not exist|unknown \w+|"
+                        r"no \w+(?: \w+)? (?:with|matches|"
                         r"matching|registered|named|for|called)\b|nicht gefunden|existiert nicht|unbekannt|introuvable|"
                         r"n'existe pas|no encontrad|no existe|non trovat|non esiste|niet gevonden|não encontrad", re.I)
-_NOT_FOUND_TYPES = re.compile(r"^(?:KeyError|LookupError|IndexError|FileNotFoundError|\w*NotFound\w*|\w*DoesNotExist)\b")
+_NOT_FOUND_TYPES = re.compile(r"^(?:KeyError|LookupError|IndexError|FileNotFoundError|\w*NotFound\w*|"
+                              r"\w*DoesNotExist)\b")
 KIND_OF_WORLD = {"exists": "ok", "ineligible": "refused", "missing": "not_found"}   # a world value, as a call shows it
 WORLD_OF_KIND = {k: w for w, k in KIND_OF_WORLD.items()}
 # what holds a world value: an id the world lacks may be refused in any words (a server's bare "'#W9'" for a KeyError)
@@ -1062,7 +1064,7 @@ def answer_kind(res: dict  # a world's answer: {'status', 'payload', ...}
 def _told(out: dict,  # the answer the caller gets (perhaps spoiled by a fault)
           res: dict   # the world's own answer
          ) -> dict:
-    "`out`, saying what the world itself answered (`world_said`: ok, not_found or refused), before any fault spoiled it."
+    "`out`, saying what the world itself answered (`world_said`: ok, not_found or refused) before a fault spoiled it."
     kind = answer_kind(res)
     return out if kind is None else {**out, "world_said": kind}
 
@@ -1310,7 +1312,7 @@ def owner_of(self: Sandbox,
     sch = self.schema
     owner = sch.owner
     if owner is None or owner not in self.records: return None
-    if entity == owner: return _rid(self.records[owner], rid) if _rid(self.records[owner], rid) in self.records[owner] else None
+    if entity == owner: return rid if (rid := _rid(self.records[owner], rid)) in self.records[owner] else None
     rec = self.records.get(entity, {}).get(rid)
     if rec is None or hops == 0: return None
     refs = [(sch.entity_of(k), v) for k, v in sorted(rec.items(), key=lambda kv: str(kv[0]))
@@ -1348,7 +1350,8 @@ def candidates(self: Sandbox,
     out = [{"owner": self.owner_of(e, i) or owners[k % len(owners)], "record": i, "status": None}
            for k, i in enumerate(real)]
     if sf in recs[real[0]]:    # then the first record given each status of the world's that the hint points to
-        out += [{**out[0], "status": s} for s in sts if s != recs[real[0]].get(sf) and (s == need) != (world == "ineligible")]
+        out += [{**out[0], "status": s} for s in sts
+                if s != recs[real[0]].get(sf) and (s == need) != (world == "ineligible")]
     return out[: self.options.realize_tries]
 
 # %% ../nbs/04_world.ipynb #a5c53ed5
@@ -1365,7 +1368,8 @@ def arrange(self: Sandbox,
     know, oid_p = {}, sch.id_name(owner) if owner else None
     if owner and choice["owner"] is not None:
         orec = self.records[owner][choice["owner"]]
-        know.update({oid_p: choice["owner"], "email": orec.get("email"), "name": _field("name", orec, self.options, owner)})
+        know.update({oid_p: choice["owner"], "email": orec.get("email"),
+                     "name": _field("name", orec, self.options, owner)})
     if e and e != owner and e in self.records and choice["record"] is not None:
         if choice["status"] is not None:
             self.records[e] = {**self.records[e], choice["record"]: {**self.records[e][choice["record"]],
