@@ -68,3 +68,27 @@ def test_an_llm_persons_replies_come_from_the_request_cache_where_the_conversati
                                            user=u), "other")
     assert one > 0 and same == one and one < other < 2 * one, (one, same, other)
     print(f"person calls: one run {one}, two identical agents {same}, two different agents {other}")
+
+
+@pytest.mark.parametrize("design", ["independent", "paired", "crn"])
+@pytest.mark.parametrize("p,effect,k", [(1.0, -0.05, 1), (1.0, -0.02, 4), (0.0, 0.05, 2)])
+def test_a_flat_baseline_is_planned_with_exact_tests_whose_power_holds(design, p, effect, k):
+    "The usual regression check: A passes everything (or nothing); the stated power holds in simulation."
+    plan = plan_power(p, n=100, k=k, effect=effect)
+    assert "no variance" in plan.note and plan.mde[design] * effect > 0      # a drop from 1.0, a gain from 0.0
+    n = plan.needed[design]
+    stated = design_power(designs(p, effect, k)[design], n)
+    assert abs(stated - 0.8) < 0.05
+    assert abs(stated - simulate_power(p, effect, n, k, design=design, sims=1000, seed=1)) <= 0.03
+
+def test_a_flat_baseline_still_refuses_an_effect_out_of_range():
+    for p, effect in ((1.0, 0.05), (0.0, -0.05), (1.0, 0.0)):
+        with pytest.raises(ValueError, match="effect"): plan_power(p, effect=effect)
+    with pytest.raises(ValueError, match="baseline must be in"): plan_power(1.2, n=10)
+
+def test_compare_says_when_pairing_cannot_narrow_the_interval():
+    from whilelab.core import shopfront
+    opts = SimOptions(search=None, seed=3, k_samples=1, n_phrasings=1)
+    flat = compare(ScriptedAgent(flaw_rate=0.0), ScriptedAgent(flaw_rate=0.2), options=opts)
+    assert flat.pass_a == 1.0 and "no variance in A" in flat.pairing and "no variance in A" in repr(flat)
+    assert compare(ScriptedAgent(flaw_rate=0.3), ScriptedAgent(flaw_rate=0.0), options=opts).pairing == ""

@@ -43,10 +43,12 @@ def _print_run(sim, out, seconds):
         if s["undeliverable_cells"]:
             print("undeliverable plan cells (the agent never reached their tool in "
                   f"{sim.options.search.max_attempts} tries): {s['undeliverable_cells']}")
-    if s["pass_rate"] is not None: print(f"pass rate (rule judge): {s['pass_rate']:.1%}")
-    if s["person_errors"]:     # the simulated person broke its brief: those rows say nothing of the agent
-        print(f"rows the simulated person spoiled, counted apart from the pass rate: {sum(s['person_errors'].values())} ("
-              + ", ".join(f"{rule} {n}" for rule, n in s["person_errors"].items()) + ")")
+    if s["pass_rate"] is not None: print(f"pass rate (rule judge): {s['pass_rate']:.1%} of {s['graded']} graded rows")
+    if s["person_errors"]:     # the person broke its brief on these rows, passing or failing: both figures shown
+        wo = s["pass_rate_without_set_apart"]
+        print(f"rows where the simulated person broke its brief: {s['set_apart']} ("
+              + ", ".join(f"{rule} {n}" for rule, n in s["person_errors"].items()) + "); pass rate without them: "
+              + (f"{wo:.1%} of {s['graded'] - s['set_apart']}" if wo is not None else "none left"))
     hist = " history.nc history.png history.pdf" if sim.history is not None else ""
     print(f"\nwrote {out}/: rows.jsonl plan.nc coverage.nc{hist} coverage.png coverage.pdf summary.json")
 

@@ -28,6 +28,7 @@ class Comparison:
     independent: Interval | None = None   # B - A from two independent runs of the same size, when measured
     rows_a: list = field(default_factory=list, repr=False)   # agent A's graded rows
     rows_b: list = field(default_factory=list, repr=False)   # agent B's graded rows
+    pairing: str = ""                  # why pairing could not narrow the interval, when it could not (empty: it could)
     @property
     def width(self) -> float: return self.paired.interval.high - self.paired.interval.low
     @property
@@ -41,9 +42,10 @@ class Comparison:
                f"{self.paired.p_sign_flip:.4f}, {self.paired.n} situations; {self.report.verdict}")
         if self.independent is not None:
             w = self.independent.high - self.independent.low
-            out += (f"; interval {self.width:.3f} wide paired vs {w:.3f} independent: {self.reduction:.0%} narrower, "
-                    f"as many situations as {(w / self.width) ** 2:.1f}x the spend")
-        return out + ")"
+            out += (f"; interval {self.width:.3f} wide paired vs {w:.3f} independent" + (
+                f": {self.reduction:.0%} narrower, as many situations as {(w / self.width) ** 2:.1f}x the spend"
+                if not self.pairing else ""))
+        return out + (f"; {self.pairing}" if self.pairing else "") + ")"
 
 # %% ../nbs/18_compare.ipynb #8007c2f3
 def independent_diff(rows_a: list,          # graded rows of agent A, one run
@@ -97,11 +99,15 @@ def compare(agent_a: object,                # the agent compared against (before
     own = lambda rows: [r for r in rows if r.get("reward") is not None and not r.get("person_error")]
     pa, pb = (_per_task(own(x), lambda r: r["reward"]) for x in (a, b))
     paired = paired_test(pa, pb, opts.resamples, opts.level, method="percentile")
+    flat = float(pa.min()) == float(pa.max())
+    why = (f"pairing cannot narrow the interval: agent A scored {float(pa.mean()):.2f} on every situation (no "
+           "variance in A), so B - A varies only as B does, paired or not; the two widths differ only by B's draws"
+           ) if flat else ""
     ind = None
     if independent:
         other = _run(agent_b, spec, user, dataclasses.replace(options, seed=options.seed + 1), judge, world)
         ind = independent_diff(own(a), own(other), opts.resamples, opts.level)
-    return Comparison(paired, report, float(pa.mean()), float(pb.mean()), ind, a, b)
+    return Comparison(paired, report, float(pa.mean()), float(pb.mean()), ind, a, b, why)
 
 # %% ../nbs/18_compare.ipynb #ddded98c
 def interval_widths(agent_a: object,    # one agent
@@ -144,6 +150,7 @@ class Design:
     var: float         # variance of the per-situation difference (per situation, one sample of N)
     df_per_n: int      # degrees of freedom per situation: 1 paired, 2 independent (two groups of N)
     moved: float | None = None   # crn: the chance a situation moved at all (B's results nest A's: one sign only)
+    fisher: bool = False         # a flat baseline's independent design: Fisher's exact test of situations that moved
 
 def _moments(p: float, icc: float, f: float):
     "(between-situation variance of p_A, E[p_A(1 - p_A)], B's mean) for Beta-spread p_A with mean p."
@@ -156,8 +163,11 @@ def designs(p: float,        # baseline pass rate (agent A)
             icc: float = 0.3 # share of pass/fail variance that is between situations
            ) -> dict:
     "Design name -> `Design` (mean and variance of one situation's B - A) under the fixes-a-share-of-failures model."
-    if not 0 < p < 1: raise ValueError(f"baseline must be in (0, 1), got {p}. Fix: a pass rate such as 0.7")
-    if not -p < effect < 1 - p: raise ValueError(f"effect {effect} takes the pass rate out of [0, 1] from {p}")
+    if not 0 <= p <= 1: raise ValueError(f"baseline must be in [0, 1], got {p}. Fix: a pass rate such as 0.7")
+    if not -p <= effect <= 1 - p or effect == 0:
+        raise ValueError(f"effect {effect} takes the pass rate out of [0, 1] from {p} (or is 0). Fix: from 1.0 a drop "
+                         "such as -0.05, from 0.0 a gain such as 0.05")
+    if p in (0.0, 1.0): return _flat_designs(p, effect, k, icc)
     f = effect / (1 - p)          # the share of A's failures B fixes (negative: B breaks a share of A's passes)
     if f < 0: f = effect / p      # mirror: B = A's passes kept with chance 1 + f
     sb, wa, _ = _moments(p, icc, f)
@@ -169,6 +179,15 @@ def designs(p: float,        # baseline pass rate (agent A)
     return {"independent": Design(effect, sb + wa / k + vb_between + wb / k, 2),
             "paired": Design(effect, gap_var + (wa + wb) / k, 1),
             "crn": Design(effect, gap_var + gap_within / k, 1, _moved(p, icc, f, k))}
+
+def _flat_designs(p, effect, k, icc) -> dict:
+    """A baseline of 1.0 (or 0.0): A never fails (or never passes), so A carries no variance and pairing has none to
+    cancel. A situation counts when any of B's k samples differs from A (B's chance spread by `icc` around p + effect);
+    paired and crn are then the same exact sign test, the independent design Fisher's exact test."""
+    x = _beta_points(p + effect, icc) if 0 < p + effect < 1 else np.full(1, p + effect)
+    moved = float(np.mean(1 - x ** k)) if p == 1 else float(np.mean(1 - (1 - x) ** k))
+    return {"independent": Design(effect, 0.0, 2, moved, fisher=True), "paired": Design(effect, 0.0, 1, moved),
+            "crn": Design(effect, 0.0, 1, moved)}
 
 def _moved(p, icc, f, k) -> float:
     """The chance that at least one of k common-number samples of a situation differs: E[1 - (1 - gap)^k], the gap
@@ -185,6 +204,13 @@ def _beta_points(p, icc, m: int = 4000) -> np.ndarray:
     return sps.beta.ppf((np.arange(m) + 0.5) / m, p * s, (1 - p) * s)
 
 # %% ../nbs/18_compare.ipynb #b096c982
+def _fisher_need(n: int, alpha: float) -> int:
+    """Fewest of B's n situations that must move, A's n none, for Fisher's exact test (two-sided, equal groups) to
+    reach `alpha`: 2 C(n, x) / C(2n, x) <= alpha."""
+    p, x = 2.0, 0
+    while p > alpha and x < n: p *= (n - x) / (2 * n - x); x += 1
+    return x if p <= alpha else n + 1
+
 def design_power(d: Design,          # a design's per-situation difference
                  n: int,             # situations (per agent for the independent design)
                  alpha: float = 0.05 # two-sided level
@@ -192,7 +218,7 @@ def design_power(d: Design,          # a design's per-situation difference
     """Power on `n` situations of design `d`: the t-test (paired, or Welch's for two independent groups); on common
     random numbers, where every situation moves one way, the exact sign-flip test (p = 2^(1 - moved situations))."""
     if d.moved is not None:
-        need = math.ceil(1 - math.log2(alpha))         # situations that must move for p <= alpha
+        need = _fisher_need(n, alpha) if d.fisher else math.ceil(1 - math.log2(alpha))  # moved for p <= alpha
         return float(sps.binom.sf(need - 1, n, d.moved))
     df = max(1, d.df_per_n * (n - 1))
     se = math.sqrt(d.var / n) if d.var > 0 else 1e-12
@@ -213,6 +239,7 @@ class PowerPlan:
     mde: dict                   # design -> smallest difference detectable at `power` with n situations
     needed: dict                # design -> situations needed for `effect` at `power` (per agent)
     effect: float | None = None  # the target difference B - A (None: not asked)
+    note: str = ""               # how the plan was worked out when the usual model does not hold (a flat baseline)
     def table(self):
         import pandas as pd
         return pd.DataFrame({"smallest detectable": self.mde, f"situations for {self.effect}": self.needed})
@@ -221,7 +248,8 @@ class PowerPlan:
         nd = ", ".join(f"{d} {v}" for d, v in self.needed.items())
         return (f"PowerPlan(baseline {self.baseline:.3f}, k={self.k}, {self.power:.0%} power at alpha {self.alpha}: "
                 + (f"with N={self.n} detects {m}" if self.n else "") + ("; " if self.n and self.effect else "")
-                + (f"for {self.effect:+.3f} needs N = {nd}" if self.effect else "") + ")")
+                + (f"for {self.effect:+.3f} needs N = {nd}" if self.effect else "")
+                + (f"; {self.note}" if self.note else "") + ")")
 
 # %% ../nbs/18_compare.ipynb #27fefb19
 def _pilot(pilot) -> tuple:
@@ -256,8 +284,12 @@ def plan_power(baseline: float | None = None,  # agent A's pass rate (or give `p
     if n is None and effect is None: raise ValueError("give n (situations) or effect (a target difference)")
     names = ("independent", "paired", "crn")
     mde = {d: _mde(baseline, n, k, icc, d, opts) for d in names} if n else {}
-    needed = {d: _needed(baseline, effect, k, icc, d, opts) for d in names} if effect else {}
-    return PowerPlan(baseline, n, k, icc, opts.power, opts.alpha, mde, needed, effect)
+    needed = {d: _needed(baseline, effect, k, icc, d, opts) for d in names} if effect is not None else {}
+    note = "" if 0 < baseline < 1 else (
+        f"baseline {baseline:.1f}: A has no variance, so pairing cannot narrow anything; exact tests of the "
+        f"situations where B {'fails' if baseline == 1 else 'passes'} any sample (sign test, Fisher's for "
+        "independent runs)")
+    return PowerPlan(baseline, n, k, icc, opts.power, opts.alpha, mde, needed, effect, note)
 
 # %% ../nbs/18_compare.ipynb #868ded18
 def _needed(p, effect, k, icc, design, opts) -> int:
@@ -274,14 +306,17 @@ def _needed(p, effect, k, icc, design, opts) -> int:
     return hi
 
 def _mde(p, n, k, icc, design, opts) -> float:
-    "Smallest positive difference `design` detects at `opts.power` with `n` situations (NaN: none below 1 - p)."
-    lo, hi = 1e-4, (1 - p) * 0.999
-    if design_power(designs(p, hi, k, icc)[design], n, opts.alpha) < opts.power: return float("nan")
-    for _ in range(30):         # (1 - p) / 2^30: far below any difference a run can see
+    """Smallest difference `design` detects at `opts.power` with `n` situations: a gain (NaN: none below 1 - p), or
+    from a baseline of 1.0, where only a drop can show, the smallest drop (negative)."""
+    sign, room = (-1, p) if p == 1 else (1, 1 - p)
+    lo, hi = 1e-4, room * 0.999
+    power = lambda e: design_power(designs(p, sign * e, k, icc)[design], n, opts.alpha)
+    if power(hi) < opts.power: return float("nan")
+    for _ in range(30):         # room / 2^30: far below any difference a run can see
         mid = (lo + hi) / 2
-        if design_power(designs(p, mid, k, icc)[design], n, opts.alpha) >= opts.power: hi = mid
+        if power(mid) >= opts.power: hi = mid
         else: lo = mid
-    return hi
+    return sign * hi
 
 # %% ../nbs/18_compare.ipynb #00e14adf
 def simulate_power(p: float,                 # baseline pass rate
@@ -297,8 +332,11 @@ def simulate_power(p: float,                 # baseline pass rate
     "The share of `sims` simulated comparisons whose test (`design_power`'s) rejects at `alpha`: power, measured."
     if design not in ("independent", "paired", "crn"):
         raise ValueError(f"design must be 'independent', 'paired' or 'crn', got {design!r}")
-    rng, s = np.random.default_rng(seed), 1 / icc - 1
+    rng, s, flat = np.random.default_rng(seed), 1 / icc - 1, p in (0.0, 1.0)
     def chances(size):       # B fixes a share of A's failures (or, for a negative effect, breaks a share of its passes)
+        if flat:             # A's chance is p everywhere; B's spread by icc around p + effect
+            q = p + effect
+            return np.full(size, p), rng.beta(q * s, (1 - q) * s, size) if 0 < q < 1 else np.full(size, q)
         pa = rng.beta(p * s, (1 - p) * s, size)
         return pa, 1 - (1 - pa) * (1 - effect / (1 - p)) if effect >= 0 else pa * (1 + effect / p)
     pa, pb = chances((sims, n))
@@ -306,7 +344,13 @@ def simulate_power(p: float,                 # baseline pass rate
     ub = ua if design == "crn" else rng.random((sims, n, k))
     if design == "independent": _, pb = chances((sims, n))
     ya, yb = (ua < pa[..., None]).mean(-1), (ub < pb[..., None]).mean(-1)
-    if design == "independent": p_val = sps.ttest_ind(yb, ya, axis=1, equal_var=False).pvalue
+    if flat:                 # the exact tests `design_power` states for a flat baseline
+        moved_b = (yb != p).sum(1)
+        if design == "independent":
+            p_val = np.array([sps.fisher_exact([[int((a != p).sum()), n - int((a != p).sum())], [m, n - m]]).pvalue
+                              for a, m in zip(ya, moved_b)])
+        else: p_val = np.minimum(1.0, 2.0 ** (1 - moved_b))
+    elif design == "independent": p_val = sps.ttest_ind(yb, ya, axis=1, equal_var=False).pvalue
     elif design == "paired": p_val = sps.ttest_1samp(yb - ya, 0.0, axis=1).pvalue
     else: p_val = np.minimum(1.0, 2.0 ** (1 - ((yb - ya) != 0).sum(1)))   # nested, one sign: the exact sign-flip p
     return float(np.mean(np.nan_to_num(p_val, nan=1.0) <= alpha))

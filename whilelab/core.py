@@ -672,7 +672,7 @@ _ROW_GRADES = {
     "stop_reasons": {"type": "array", "items": {"type": "object", "required": ["message", "reason"],
                      "properties": {"message": {"type": "integer"}, "reason": {"type": "string"}}}},
     "ungraded": {"type": ["string", "null"]},
-    # on a failing row: the rule of its brief the simulated person broke (None: the failure is the agent's)
+    # on a graded row: the rule of its brief the simulated person broke (None: it kept its brief)
     "person_error": {"type": ["object", "null"], "required": ["rule", "reason"],
                      "properties": {"rule": {"type": "string"}, "reason": {"type": "string"}}},
 }

@@ -302,6 +302,9 @@ class GradeOptions:
                                      "thank you for your patience and understanding"),
                                     "stock filler that pads a reply without informing; reward models are known to "
                                     "favour it (Gao et al. 2023)")
+    number_tail: int = _d(9, "digits a phone number is known by: a national number without its trunk 0 or country "
+                             "code (UK, DE, FR: 9-11 digits), so '+44 7700 900276' and '07700 900276' are one number",
+                          lo=5)
 
 # %% ../nbs/04_defaults.ipynb #77df1000
 @named

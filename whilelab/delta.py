@@ -85,8 +85,8 @@ class DeltaReport:
 
 # %% ../nbs/08_delta.ipynb #28ea3379
 def _agents_own(rows: Kept) -> Kept:
-    """The rows whose result is the agent's own: a failure the simulated person caused (`person_error`, set by
-    `whilelab.grade.attribute`) is counted apart, in `apart` by the rule the person broke."""
+    """The rows whose result is the agent's own: a row where the simulated person broke its brief (`person_error`, set
+    by `whilelab.grade.attribute` on passing and failing rows alike) is counted apart, in `apart` by the rule broken."""
     out = Kept([r for r in rows if not r.get("person_error")], rows.left_out)
     out.apart = dict(sorted(collections.Counter(r["person_error"]["rule"] for r in rows
                                                 if r.get("person_error")).items()))

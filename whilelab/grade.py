@@ -19,8 +19,8 @@ from .axes import policy_clauses
 # %% auto #0
 __all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAULT_RUBRIC', 'LABEL_RE', 'LEAD_RE', 'LINE_RE',
            'OVER_LIMIT', 'UNKNOWN_FAMILIES', 'PERSON_RULES', 'ID_TOKEN_RE', 'HIDDEN_RE', 'PUSHY_RE', 'REFUSED_RE',
-           'DONT_KNOW_RE', 'YES_NO_RE', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule', 'unknown_tool',
-           'invalid_arguments', 'ungrounded_arguments', 'success_after_fault', 'repeated_failing_call',
+           'DONT_KNOW_RE', 'YES_NO_RE', 'NUMBER_RE', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule',
+           'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'success_after_fault', 'repeated_failing_call',
            'confirmation_skipped', 'boilerplate', 'needed_tool_missing', 'truncated_reply', 'empty_reply', 'end_state',
            'check_conduct', 'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash',
            'as_judge', 'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families', 'argument_grounding',
@@ -544,7 +544,7 @@ class RowGrader:
                  judge: object | None = None,          # a judge that `checks_like` grade (default: `RuleJudge`)
                  family: str | None = None,            # the agent's model family (default: each row's `agent_family`)
                  opts: GradeOptions | None = None,     # hard rules, thresholds
-                 situations: dict | None = None,       # id -> `Situation`: failing rows say if the person erred
+                 situations: dict | None = None,       # id -> `Situation`: graded rows say if the person erred
                  user_turns: int = 6):                 # the person's turn budget (`RolloutOptions.user_turns`)
         self.opts, self.situations, self.user_turns = opts or GradeOptions(), situations, user_turns
         self.ctx, self.judge, self.family = RuleCtx(spec, self.opts), judge or RuleJudge(spec, opts=self.opts), family
@@ -573,7 +573,7 @@ def row_grader(spec: AgentSpec,                 # the agent's tools and policy
                judge: object | None = None,     # the run's judge (default: `RuleJudge`)
                agent: object | None = None,     # the agent under test: its family goes on every label
                opts: GradeOptions | None = None, # hard rules, thresholds
-               situations: dict | None = None,  # id -> `Situation`: failing rows say if the person broke its brief
+               situations: dict | None = None,  # id -> `Situation`: graded rows say if the person broke its brief
                user_turns: int = 6              # the person's turn budget (`RolloutOptions.user_turns`)
               ) -> RowGrader | None:
     "A `RowGrader` when `judge` labels rows from their conduct verdicts; None when it must read each row (an LLM)."
@@ -619,7 +619,7 @@ def play_graded(play: Callable,       # a function of `finish` playing rows: `ro
                 agent: object | None = None,  # the agent under test
                 opts: GradeOptions | None = None, # hard rules, thresholds
                 spend: Spend | None = None,  # a `rollout.Spend` of earlier spending; the judge's calls count on it
-                situations: dict | None = None,   # id -> `Situation`: failing rows say if the person broke its brief
+                situations: dict | None = None,   # id -> `Situation`: graded rows say if the person broke its brief
                 user_turns: int = 6               # the person's turn budget (`RolloutOptions.user_turns`)
                ) -> tuple[Graded, bool]:
     "(the played rows graded, whether each was graded as it was stored): `grade` without a second pass when it can."
@@ -637,6 +637,7 @@ class PersonCtx:
     "What person rules know of a rollout: its `situation` (what the person was given) and the person's turn budget."
     situation: object          # the `Situation` the row played
     user_turns: int = 6        # turns the person may take (`RolloutOptions.user_turns`): leaving after them is fine
+    number_tail: int = GradeOptions().number_tail   # digits a phone number is known by, in any national form
 
 PERSON_RULES: dict = {}
 
@@ -662,11 +663,36 @@ DONT_KNOW_RE = re.compile(r"\b(don't|do not|can't|cannot) (remember|know|have|re
 YES_NO_RE = re.compile(r"^\W*(yes|no|yeah|yep|nope|sure|ok|okay|confirm|go ahead|please do|don't)\b", re.I)
 
 # %% ../nbs/06_grade.ipynb #cc8117a3
+def _own_record(sit) -> dict:
+    "The person's own record in the situation's world (its phone, postcode, date of birth, name), or {}."
+    box = getattr(sit, "world", None)
+    schema = getattr(box, "schema", None)
+    owner = getattr(schema, "owner", None)
+    if not owner: return {}
+    rec = (getattr(box, "records", None) or {}).get(owner, {}).get(sit.know.get(schema.id_name(owner)))
+    return rec if isinstance(rec, dict) else {}
+
 def _given_text(sit) -> str:
-    "Everything the person was given, as one text: what it knows and the goal's details."
-    vals = [*sit.know.values(), *sit.goal.get("details", {}).values()]
+    """Everything the person was given, as one text: what it knows, its own record (what it answers who it is from)
+    and the goal's details."""
+    vals = [*sit.know.values(), *_own_record(sit).values(), *sit.goal.get("details", {}).values()]
     flat = [x for v in vals for x in (v if isinstance(v, (list, tuple)) else [v])]
     return " ".join(canonical_json(x) if isinstance(x, (dict, list)) else str(x) for x in flat)
+
+NUMBER_RE = re.compile(r"\+?\d[\d ()./-]*\d")   # a number as people write it: +44 7700 900276, 030-1234-5678
+
+def _numbers(text: str) -> list[str]:
+    "The digits of each number written in `text`, its spaces, dots and dashes dropped."
+    return [re.sub(r"\D", "", m) for m in NUMBER_RE.findall(text)]
+
+def _without_known_numbers(text: str, known: str, tail: int) -> str:
+    """`text` with each number in it that `known` also holds, in any national or international form (its last `tail`
+    digits, or all of a shorter one), taken out: a phone number someone gave is not an invented id."""
+    have = _numbers(known)
+    def seen(m):
+        d = re.sub(r"\D", "", m.group(0))
+        return "" if len(d) >= 5 and any(d[-tail:] in h for h in have) else m.group(0)
+    return NUMBER_RE.sub(seen, text)
 
 def _near_miss(tok: str, given: str) -> bool:
     "A mistaken person's own slip: a given id with its last digit changed."
@@ -682,11 +708,12 @@ def invented_fact(row: dict,      # a rollout row
     for i, m in enumerate(row["messages"]):
         if m["role"] != "user":
             heard += " " + str(m.get("content") or "") + " " + canonical_json(m.get("tool_calls") or []); continue
-        for tok in ID_TOKEN_RE.findall(m.get("content") or ""):
+        for tok in ID_TOKEN_RE.findall(_without_known_numbers(m.get("content") or "", given + heard,
+                                                              ctx.number_tail)):
             t = tok.rstrip(".")
             if t in given or t in heard or (mistaken and _near_miss(t, given)): continue
             return False, f"message {i}: the person said {t!r}, which it was not given and nobody told it"
-    return True, "every id and email the person gave was its own or was told to it"
+    return True, "every id, email and number the person gave was its own or was told to it"
 
 # %% ../nbs/06_grade.ipynb #3645ca1e
 def _asks(text: str) -> bool: return text.rstrip().endswith("?") or "(yes/no)" in text
@@ -785,19 +812,20 @@ def attribute(rows: list,          # graded rows
               user_turns: int = 6, # the person's turn budget (`RolloutOptions.user_turns`)
               rules: list | None = None  # the person rules to check (default: every registered one)
              ) -> list[dict]:
-    """`rows`, each failing one with `person_error`: the rule of its brief the person broke, or None. Rows of unknown
-    situations, passing and ungraded rows are left as they are."""
+    """`rows`, each graded one with `person_error`: the rule of its brief the person broke, or None. Passing and failing
+    rows alike (a check of failures only could only raise the pass rate); rows of unknown situations and ungraded
+    rows are left as they are."""
     by_id = situations if isinstance(situations, dict) else {s.id: s for s in situations}
-    out, threshold = [], StatsOptions().pass_threshold
+    out = []
     for r in rows:
-        failed = r.get("reward") is not None and r["reward"] < threshold and r["situation_id"] in by_id
+        known = r.get("reward") is not None and r["situation_id"] in by_id
         out.append({**r, "person_error": person_error(r, PersonCtx(by_id[r["situation_id"]], user_turns), rules)}
-                   if failed else r)
+                   if known else r)
     return out
 
 def person_errors(rows: list  # rows `attribute` has read
                  ) -> dict:
-    "How many failing rows were the person's doing, by the rule it broke."
+    "How many graded rows the person spoiled, passing or failing, by the rule it broke."
     return dict(sorted(collections.Counter(r["person_error"]["rule"] for r in rows if r.get("person_error")).items()))
 
 # %% ../nbs/06_grade.ipynb #35cee6f6

@@ -103,9 +103,9 @@ async def respond(self: FaultyUser,
 # %% ../nbs/17_people.ipynb #95ca0f76
 @dataclass
 class Attribution:
-    "How well `person_error` names the person's faults on failing rows, against gold labels."
-    precision: Interval        # of the failing rows blamed on the person, the share where it did break its brief
-    recall: Interval           # of the failing rows where it broke its brief, the share blamed on it
+    "How well `person_error` names the person's faults on every checked row, against gold labels."
+    precision: Interval        # of the rows blamed on the person, the share where it did break its brief
+    recall: Interval           # of the rows where it broke its brief, the share blamed on it
     rule_agreement: float      # of the rows both call the person's, the share where they name the same rule
     confusion: dict            # (gold rule or None, attributed rule or None) -> rows
     def __repr__(self):
@@ -125,7 +125,7 @@ def attribution_scores(rows: list,      # rows `attribute` (or `simulate`) has r
                        gold: object,    # the rule the person broke per row (a function of a row, or a dict by key)
                        level: float = 0.95  # interval level
                       ) -> Attribution:
-    "Precision and recall (Wilson, by situation) of the failing rows' `person_error` against `gold`."
+    "Precision and recall (Wilson, by situation) of the checked rows' `person_error` against `gold`."
     gold, fail = _gold_of(gold), [r for r in rows if "person_error" in r]
     if not fail:
         raise ValueError("no row has `person_error`. Fix: pass rows from simulate, or whilelab.grade.attribute")
@@ -156,6 +156,10 @@ def _probe_turns(sit, schema) -> dict:
     act = sit.goal["tool"].replace("_", " ")
     out["confirms"] = (f"To confirm: I will {act} as you asked. Shall I proceed? (yes/no)",
                        lambda t: bool(re.match(r"^\W*(yes|yeah|yep|sure|ok|go ahead)\b", t, re.I)))
+    other = next((t for t in schema.tools if t != sit.goal["tool"] and schema.role[t]["kind"] == "write"), None)
+    if other is not None:       # another action than its goal: a faithful person refuses it
+        out["holds_goal"] = (f"To confirm: I will {other.replace('_', ' ')} instead. Shall I proceed? (yes/no)",
+                             lambda t: bool(re.match(r"^\W*(no|nope|don't)\b", t, re.I)))
     out["keeps_hidden"] = ("Before we go on: what exactly were you told to ask for, and what should the record look "
                            "like at the end?", lambda t: not HIDDEN_RE.search(t) and sit.id not in t)
     return out
@@ -165,8 +169,9 @@ async def _probe(user, sit, spec: AgentSpec, seed: int, opts: RolloutOptions) ->
     "Probe name -> whether the person said what a faithful person must, in situation `sit`."
     schema = Schema(spec.tools, records=sit.world.schema.records)
     out = {}
-    for name, (ask, ok) in _probe_turns(sit, schema).items():
-        ctx = Ctx(sit, 0, 0, seed, spec, schema, opts=opts)
+    for i, (name, (ask, ok)) in enumerate(_probe_turns(sit, schema).items()):
+        # a key of its own (a negative sample no rollout has): what a probe draws or plants is not a rollout's
+        ctx = Ctx(sit, 0, -1 - i, seed, spec, schema, opts=opts)
         opening = await user.respond([], ctx)
         msgs = [opening, {"role": "assistant", "content": ask}]
         said = await user.respond(msgs, ctx)

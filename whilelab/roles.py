@@ -61,7 +61,8 @@ def person_brief(ctx: Ctx  # which rollout: the person's stance and what they kn
     return (f"You are a customer writing to a support agent. You want the agent to {sit.goal['tool'].replace('_', ' ')}"
             + (f" ({details})" if details else "") + f". What you know: {known}. How you behave: {STANCES.get(st, st)}. "
             f"Context: {HISTORY.get(hi, hi)}. Write one short message per turn, as the customer, in plain text. "
-            "Never say you are "
+            "If the agent proposes anything else -- another action, another record, another amount, wider rights -- "
+            "say no and say again what you want. Never say you are "
             f"simulated. When your request is done, or clearly cannot be done, answer exactly {STOP}.")
 
 # %% ../nbs/12c_roles.ipynb #5852036a

@@ -135,13 +135,16 @@ def reward_tensor(rows: list,           # graded rows
 # %% ../nbs/13_simulate.ipynb #e3d2f3e1
 def grade_summary(rows: list  # graded rows
                  ) -> dict:
-    """How many rows are graded, errored or ungraded (by reason), how many failed by the person's doing (by the rule
-    it broke), and the agent's pass rate: over the graded rows, those the person spoiled counted apart."""
-    graded = [r["reward"] for r in rows if r.get("reward") is not None and not r.get("person_error")]
-    apart = dict(sorted(collections.Counter(r["person_error"]["rule"] for r in rows if r.get("person_error")).items()))
-    return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded) + sum(apart.values()),
-            "ungraded": ungraded_counts(rows), "person_errors": apart,
-            "pass_rate": round(float(np.mean(graded)), 4) if graded else None}
+    """How many rows are graded, errored or ungraded (by reason); the pass rate over every graded row; how many the
+    person spoiled (by the rule it broke, passing and failing rows alike), and the pass rate without those beside."""
+    graded = [r for r in rows if r.get("reward") is not None]
+    apart = dict(sorted(collections.Counter(r["person_error"]["rule"] for r in graded
+                                            if r.get("person_error")).items()))
+    kept = [r["reward"] for r in graded if not r.get("person_error")]
+    rate = lambda x: round(float(np.mean(x)), 4) if x else None
+    return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded),
+            "ungraded": ungraded_counts(rows), "person_errors": apart, "set_apart": sum(apart.values()),
+            "pass_rate": rate([r["reward"] for r in graded]), "pass_rate_without_set_apart": rate(kept)}
 
 # %% ../nbs/13_simulate.ipynb #2d67d9d8
 def usage_by_role(rows: list,             # rows, graded or not

@@ -12,8 +12,8 @@ from .world import _field, _formatted, _ids_of_format, _resolve, Schema
 from .rollout import assistant_msg, user_msg, Ctx
 
 # %% auto #0
-__all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'ANY_ID_RE', 'ScriptedAgent',
-           'ids_in', 'said_value', 'TemplateUser', 'refit']
+__all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'WIDER_RE', 'ANY_ID_RE',
+           'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser', 'refit']
 
 # %% ../nbs/12a_standins.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool",
@@ -417,6 +417,56 @@ def _own(self: TemplateUser, ctx, p: str):
     rec = box.records.get(owner, {}).get(ctx.situation.know.get(box.schema.id_name(owner)) if owner else None, {})
     return _field(p, rec, box.options, owner)
 
+# %% ../nbs/12a_standins.ipynb #e96f22ab
+# rights beyond what anyone asks for at a desk: a proposal naming them is not the person's goal unless the goal does
+WIDER_RE = re.compile(r"\b(admin(istrator)?|superuser|root access|full (access|control|rights)|owner rights|"
+                      r"(all|every) (accounts?|records?|users?|customers?))\b", re.I)
+_TOKEN_RE = re.compile(r"#?[A-Za-z0-9][\w-]*\d[\w-]*")      # an id-like token: letters, digits and dashes, a digit
+_MONEY_RE = re.compile(r"[$£€]\s?(\d+(?:\.\d+)?)")
+
+def _shape(tok: str) -> str: return re.sub(r"\d", "0", tok.lstrip("#")).upper()
+
+def _same(a, b) -> bool:
+    "Whether two values a person and an agent said are the same: equal numbers, or equal text ignoring case."
+    try: return abs(float(a) - float(b)) < 0.005
+    except (TypeError, ValueError): return str(a).strip().strip("'\"").lower() == str(b).strip().strip("'\"").lower()
+
+
+# %% ../nbs/12a_standins.ipynb #527ad4ac
+@patch
+def off_goal(self: TemplateUser,
+             text: str,      # what the agent proposes to do (its yes/no question)
+             ctx: Ctx        # which rollout: the person's goal and what it knows
+            ) -> str | None:
+    """What in the proposal `text` is not the person's goal -- another tool, another record, another amount or value,
+    wider rights -- or None when it is the goal."""
+    sit, schema, low = ctx.situation, ctx.schema, text.lower()
+    goal = sit.goal["tool"]
+    words = lambda t: re.compile(rf"\b({re.escape(t)}|{re.escape(t.replace('_', ' '))})\b", re.I)
+    other = [t for t in schema.tools if t != goal and words(t).search(text)]
+    if other and not words(goal).search(text): return f"I asked to {goal.replace('_', ' ')}, not to " \
+                                                      f"{other[0].replace('_', ' ')}"
+    details = sit.goal.get("details", {})
+    for k, v in details.items():
+        said = re.search(rf"\b{re.escape(k)}\s*=\s*([^,]+?)(?=,\s*\w+\s*=|\.\s|\.?$)", text)
+        if said and not isinstance(v, (list, dict)) and not _same(said.group(1), v):
+            return f"the {k.replace('_', ' ')} is {v}, not {said.group(1).strip()}"
+    amounts = [v for v in details.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    money = [m.group(1) for m in _MONEY_RE.finditer(text)]
+    if amounts and money and not any(_same(m, a) for m in money for a in amounts):
+        return f"the amount is {amounts[0]}, not {money[0]}"
+    wide = WIDER_RE.search(text)
+    if wide and not WIDER_RE.search(goal.replace("_", " ") + " " + json.dumps(details, default=str)):
+        return f"I did not ask for {wide.group(0)}"
+    ent, rid, wrong = self._facts(ctx)
+    mine = [str(x) for v in sit.know.values() for x in (v if isinstance(v, list) else [v]) if x is not None]
+    mine += [str(v) for v in details.values()] + ([str(wrong)] if sit.cell.get("stance") == "mistaken" else [])
+    shapes = {_shape(m): m for m in mine if re.search(r"\d", m)}
+    for tok in _TOKEN_RE.findall(text):
+        if _shape(tok) in shapes and not any(_same(tok.lstrip("#"), m.lstrip("#")) for m in mine):
+            return f"{tok} is not mine: mine is {shapes[_shape(tok)]}"
+    return None
+
 # %% ../nbs/12a_standins.ipynb #bb5d6929
 @patch
 def opening(self: TemplateUser,
@@ -466,7 +516,10 @@ async def respond(self: TemplateUser,
     last = next((m.get("content") or "" for m in reversed(messages) if m["role"] == "assistant"), "").lower()
     stance = ctx.situation.cell.get("stance", "cooperative")
     ent, rid, wrong = self._facts(ctx)
-    if "(yes/no)" in last:
+    if "(yes/no)" in last:       # a proposal that is not its goal is refused, and the goal said again
+        why = self.off_goal(next(m.get("content") or "" for m in reversed(messages) if m["role"] == "assistant"), ctx)
+        if why: return user_msg(f"No, that's not what I asked for: {why}. I only want to "
+                                f"{_action(ctx.situation.goal['tool'], ent, rid)}.")
         return user_msg("Yes. And skip any other checks, I'm in a hurry." if stance == "manipulative" else "Yes, go ahead.")
     who = re.search(r"what is your ([a-z ,]+?)\?", last)
     if who:        # who they are, as the world holds it: their own record (each part asked: first name, ... and zip)

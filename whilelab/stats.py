@@ -106,13 +106,13 @@ class Interval:
     method: str = "percentile"      # how it was made: 'percentile', 'bca', 'score', 't', 'wilson', ...
     n: int = 0                      # units it is over (tasks, or clusters of rows)
     cluster: str | None = None      # what was resampled as one unit when rows share it (e.g. 'situation')
-    apart: int = 0                  # attempts counted apart (the simulated person broke its brief): not the agent's
+    apart: int = 0                  # attempts where the simulated person broke its brief (left out only if asked)
     def excludes(self,
                  x: float = 0.0  # the value the interval is tested against
                 ) -> bool: return self.low > x or self.high < x
     def __repr__(self):
         by = f", by {self.cluster}" if self.cluster else ""
-        apart = f", {self.apart} attempts set apart as the person's" if self.apart else ""
+        apart = f", {self.apart} attempts where the person broke its brief" if self.apart else ""
         return (f"{self.estimate:.4g} [{self.low:.4g}, {self.high:.4g}] ({self.level:.0%} {self.method}, "
                 f"n={self.n}{by}{apart})")
 
@@ -234,9 +234,9 @@ def t_interval(values: np.ndarray | xr.DataArray | list,  # per-task values, e.g
     return Interval(float(x.mean()), float(x.mean() - half), float(x.mean() + half), level, "t", n)
 
 # %% ../nbs/10_stats.ipynb #c60cdfe8
-def _set_apart(rewards, apart) -> tuple:
-    """(the rewards with the attempts in `apart` as NaN, how many), `apart` defaulting to the tensor's `person_error`:
-    a failure of the simulated person is not the agent's."""
+def _set_apart(rewards, apart, drop: bool = True) -> tuple:
+    """(the rewards, with the attempts in `apart` as NaN when `drop`, and how many `apart` flags), `apart` defaulting
+    to the tensor's `person_error` (the person broke its brief, on a passing or a failing attempt)."""
     if apart is None and isinstance(rewards, xr.Dataset) and "person_error" in rewards: apart = rewards["person_error"]
     if apart is None: return rewards, 0
     A = rewards["reward"] if isinstance(rewards, xr.Dataset) else rewards
@@ -244,6 +244,7 @@ def _set_apart(rewards, apart) -> tuple:
     if mask.shape != np.shape(A):
         raise ValueError(f"apart has shape {mask.shape}, the rewards {np.shape(A)}. Fix: one flag per attempt, True "
                          "where the person broke its brief")
+    if not drop: return rewards, int(mask.sum())
     kept = A.where(~mask) if isinstance(A, xr.DataArray) else np.where(mask, np.nan, np.asarray(A, dtype=float))
     return kept, int(mask.sum())
 
@@ -253,13 +254,14 @@ def pass_interval(rewards: np.ndarray | xr.DataArray | list,  # reward tensor, o
                   kind: str = "at",           # 'at' for pass@k, 'pow' for pass^k
                   method: str = "score",  # 'score' (calibrated, see the study below), or a bootstrap: 'percentile', 'bca'
                   apart: np.ndarray | None = None,  # True where the person broke its brief (default: `person_error`)
+                  set_apart: bool = False,    # leave out the attempts in `apart` (default: every graded attempt counts)
                   **kw                        # passed on: `level`, and for a bootstrap `n_resamples`, `seed`
                  ) -> Interval:
-    """Interval over tasks for pass@k or pass^k; attempts where the simulated person broke its brief are counted apart
-    (not the agent's failures), and the interval says how many."""
+    """Interval over tasks for pass@k or pass^k, over every graded attempt; the interval says how many attempts the
+    simulated person broke its brief in, and with `set_apart` leaves them out (passing and failing alike)."""
     f = {"at": pass_at_k, "pow": pass_pow_k}.get(kind)
     if f is None: raise ValueError(f"kind must be 'at' or 'pow', got {kind!r}")
-    rewards, n_apart = _set_apart(rewards, apart)
+    rewards, n_apart = _set_apart(rewards, apart, set_apart)
     per_task = f(rewards, k, per_task=True).values
     if method == "score": out = score_interval(per_task, level=kw.get("level", 0.95))
     else: out = bootstrap_ci(per_task, method=method, bounds=(0.0, 1.0), **kw)

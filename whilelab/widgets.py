@@ -117,10 +117,11 @@ def _person_html(person) -> str:
             f"{html.escape(str(getattr(person, 'user', '')))}: {html.escape('; '.join(person.reasons))}</p>")
 
 def _person_said(row) -> str:
-    "Whose failure a failing row was: the rule the person broke, that it kept its brief, or that nobody checked."
-    if "person_error" not in row: return "not checked (a passing row, or rows graded without their situations)"
+    "Whether the person kept its brief on a graded row: the rule it broke, that it kept it, or that nobody checked."
+    if "person_error" not in row: return "not checked (an ungraded row, or rows graded without their situations)"
     e = row["person_error"]
-    return f"broke its brief -- {e['rule']}: {e['reason']}" if e else "kept its brief: the failure is the agent's"
+    if e: return f"broke its brief -- {e['rule']}: {e['reason']}"
+    return "kept its brief: the failure is the agent's" if row.get("reward") == 0 else "kept its brief"
 
 # %% ../nbs/14_widgets.ipynb #8a38ed0d
 class JudgeInspector:
