@@ -112,3 +112,38 @@ def test_simulate_plays_the_world_axis_as_planned_and_never_counts_the_impossibl
             [tuple(x for kv in sorted(u["pair"].items()) for x in kv) for u in sim.undelivered_pairs()]}
     assert not any({"get_packet", "ineligible"} <= set(p) for p in owed)      # not owed, not counted
     assert s["delivered_fraction"] == 1.0, sim.undelivered_pairs()
+
+# Worlds drawn from a seed (bench/worlds/generated.py): references two hops deep, refusals by status, parts of others'.
+import sys
+from pathlib import Path
+from hypothesis import given, settings, strategies as st
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.worlds.generated import sqlite_world, schema_spec
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10**6), which=st.integers(0, 4), want=st.sampled_from(["exists", "ineligible", "missing"]))
+def test_on_a_drawn_world_every_situation_tried_holds_or_is_said_impossible(seed, which, want):
+    w, policy = sqlite_world(seed)
+    spec = _spec_of(None, policy, w)
+    tool = spec.tools[which].name
+    s = situation_from_cell({"tool": tool, "world": want, "condition": "ok"}, spec, seed=seed, world=w)
+    if "impossible" in s.realized: return
+    res = s.plays.fork().call(tool, {**s.planned_args(), **s.goal["details"]})
+    from whilelab.world import answer_kind, HOLDS
+    assert answer_kind(res) in HOLDS[want], (tool, want, s.know, s.goal["details"], res)
+    sch = s.world.schema
+    e = sch.staked(tool)
+    if e and e != sch.owner and sch.id_name(e) in s.know and want != "missing":       # the person's own record
+        assert s.world.owner_of(e, s.know[sch.id_name(e)]) in (None, s.know.get(sch.id_name(sch.owner)))
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 10**6), want=st.sampled_from(["exists", "ineligible", "missing"]))
+def test_on_a_drawn_schema_the_sandbox_holds_what_it_tried(seed, want):
+    d = schema_spec(seed)
+    spec = _spec_of(d["tools"], d["policy"], None)
+    for t in spec.tools:
+        s = situation_from_cell({"tool": t.name, "world": want, "condition": "ok"}, spec, seed=seed)
+        if "impossible" in s.realized: continue
+        from whilelab.world import answer_kind, HOLDS
+        res = s.sandbox().call(t.name, {**s.planned_args(), **s.goal["details"]})
+        assert answer_kind(res) in HOLDS[want], (t.name, want, s.know, s.goal["details"], res)
