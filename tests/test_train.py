@@ -145,6 +145,28 @@ def test_grpo_trains_through_the_shipped_environment_and_executes_a_tool_call(ex
     assert rewards and max(rewards) == 1.0, tr.state.log_history        # the grounded lookup earns the environment's reward
 
 
+def test_grpo_hands_the_completions_words_to_the_environment(exports, tokenizer, tmp_path):
+    """`tell_replies` among TRL's reward functions: TRL gives it each rollout's completion and environment, and the
+    environment's reward then reads the agent's words (here a random model's, so a read's facts are not told: 0)."""
+    from trl import GRPOConfig, GRPOTrainer
+    from whilelab.cut import tell_replies
+    grpo = exports["grpo"]
+    at = next(i for i, r in enumerate(grpo) if r["cell"]["tool"] == "get_order" and r["cell"]["condition"] == "ok")
+    heard = []
+    class Heard(environment_for(exports["spec"]).cls):     # the shipped environment, noting what it was told
+        def get_reward(self):
+            out = super().get_reward(); heard.append((self.replies, out, dict(self.reward_parts))); return out
+    cfg = GRPOConfig(output_dir=str(tmp_path), max_steps=1, per_device_train_batch_size=2, num_generations=2,
+                     max_completion_length=16, learning_rate=1e-4, report_to=[], save_strategy="no", use_cpu=True,
+                     seed=0, logging_steps=1)
+    tr = GRPOTrainer(tiny(tokenizer), args=cfg, train_dataset=grpo.select([at] * 2), processing_class=tokenizer,
+                     reward_funcs=[tell_replies], environment_factory=Heard)
+    assert tr.train().global_step == 1
+    assert heard and all(isinstance(said, str) for said, _, _ in heard), heard      # every rollout's words arrived
+    # no call of get_order (a random model does not write one): the goal is unmet whatever it said
+    assert all(r == 0.0 and parts["goal"] == 0.0 for _, r, parts in heard), heard
+
+
 def test_factories_pickle_into_a_fresh_process_that_plays_them(exports, tmp_path):
     """AsyncGRPOTrainer pickles its environment factories into a worker process: there, each builds its agent's
     environment, replays a GRPO row's situation and grades it, with no class from the parent."""

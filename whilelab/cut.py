@@ -13,8 +13,8 @@ from .rollout import row_key
 
 # %% auto #0
 __all__ = ['Selection', 'cut_sft', 'cut_dpo', 'cut_grpo', 'SituationEnv', 'EnvironmentFactory', 'environment_for',
-           'environment_factories', 'cut_rm', 'cut_kto', 'overlap', 'decontaminate', 'to_dataset', 'export',
-           'PublishRefused', 'gate', 'publish']
+           'environment_factories', 'tell_replies', 'cut_rm', 'cut_kto', 'overlap', 'decontaminate', 'to_dataset',
+           'export', 'PublishRefused', 'gate', 'publish']
 
 # %% ../nbs/07_cut.ipynb #5d2847c0
 @dataclass
@@ -192,6 +192,7 @@ class SituationEnv:
         from whilelab.rollout import situation_from_cell
         self.situation = situation_from_cell(dict(cell), self.spec, seed, arm, situation_id=situation_id)
         self.world, self.messages, self.calls = self.situation.sandbox(), [dict(m) for m in prompt or []], []
+        self.replies, self.reward_parts = None, None      # the agent's words, when a reward function tells them
     def _call(self, name: str, arguments: dict) -> str:
         from whilelab.rollout import assistant_msg, tool_msg
         res = self.world.call(name, arguments)
@@ -200,16 +201,22 @@ class SituationEnv:
         self.calls.append({"tool": name, "status": res["status"]})
         return self.messages[-1]["content"]
     def _row(self) -> dict:     # private: TRL offers every public method to the model as a tool
-        "What the environment saw, as a row the conduct rules read."
-        return {"messages": self.messages, "calls": self.calls, "faults": self.world.events,
+        """What the environment saw, as a row the conduct rules read: the calls, and the agent's words when
+        `tell_replies` gave them (else the row says they were not seen)."""
+        said = [{"role": "assistant", "content": self.replies}] if self.replies is not None else []
+        return {"messages": self.messages + said, "calls": self.calls, "faults": self.world.events,
                 "cell": self.situation.cell, "state_hash_after": self.world.state_hash(),
-                "reference_hash": self.situation.reference_hash}
+                "reference_hash": self.situation.reference_hash, "replies_unseen": self.replies is None}
+    def _heard(self, text: str) -> None:
+        "The agent's words in this rollout (`tell_replies` gives them)."
+        self.replies = text
     def __reduce__(self):      # its class is built per agent at run time: pickled, it is rebuilt from the factory
         return (_env_of, (EnvironmentFactory(self.spec, self.grade_opts),), dict(self.__dict__))
     def get_reward(self) -> float:
-        from whilelab.grade import hard_floors
-        row = self._row()
-        return float(not hard_floors([row], self.rules, self.grade_opts)[0] and row["state_hash_after"] == row["reference_hash"])
+        "`grade.reward_of` the rollout's `grade.reward_parts` (kept in `reward_parts`): whilelab's one reward."
+        from whilelab.grade import reward_parts, reward_of
+        self.reward_parts = reward_parts(self._row(), self.rules)
+        return reward_of(self.reward_parts)
 
 # %% ../nbs/07_cut.ipynb #2d9fa1ed
 class EnvironmentFactory:
@@ -257,6 +264,19 @@ def environment_factories(*specs: AgentSpec,   # the agents, each with a name of
         raise ValueError(f"two agents are named {twice}: TRL could not tell their rows apart. "
                          "Fix: give each AgentSpec its own name")
     return {s.name: environment_for(s, grade_opts) for s in specs}
+
+# %% ../nbs/07_cut.ipynb #70e99feb
+def tell_replies(completions: list,   # TRL's completions, one per rollout: messages, or text
+                 environments: list,  # TRL's environment of each rollout
+                 **kwargs             # TRL's other reward arguments; unused
+                ) -> list:
+    """A TRL reward function that scores nothing: it gives each `SituationEnv` the agent's words of its rollout, so
+    `get_reward` checks them (a read's facts told, no success claimed over a failure). List it in `reward_funcs`."""
+    for c, env in zip(completions, environments):
+        said = c if isinstance(c, str) else "\n".join(str(m.get("content") or "") for m in c
+                                                      if m.get("role") == "assistant" and m.get("content"))
+        if isinstance(env, SituationEnv): env._heard(said)
+    return [None] * len(completions)
 
 # %% ../nbs/07_cut.ipynb #11c5f1a8
 def cut_rm(rows: list,                    # graded rows (`grade`)

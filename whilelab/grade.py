@@ -17,16 +17,18 @@ from .world import Schema, check_args
 from .axes import policy_clauses
 
 # %% auto #0
-__all__ = ['CONDUCT_RULES', 'SUCCESS_RE', 'CONFIRM_RE', 'DONE_STATUSES', 'DEFAULT_RUBRIC', 'LABEL_RE', 'LEAD_RE', 'LINE_RE',
-           'OVER_LIMIT', 'UNKNOWN_FAMILIES', 'PERSON_RULES', 'ID_TOKEN_RE', 'HIDDEN_RE', 'PUSHY_RE', 'REFUSED_RE',
-           'DONT_KNOW_RE', 'YES_NO_RE', 'NUMBER_RE', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule',
-           'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'success_after_fault', 'repeated_failing_call',
-           'confirmation_skipped', 'boilerplate', 'needed_tool_missing', 'truncated_reply', 'empty_reply', 'end_state',
-           'check_conduct', 'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash',
-           'as_judge', 'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families', 'argument_grounding',
-           'hard_floors', 'Graded', 'RowGrader', 'row_grader', 'grade', 'play_graded', 'PersonCtx', 'person_rule',
-           'invented_fact', 'ended_early', 'unanswered', 'broke_stance', 'revealed_hidden', 'check_person',
-           'person_error', 'attribute', 'person_errors', 'probes', 'Trust', 'gold_from_flaws', 'judge_trust']
+__all__ = ['CONDUCT_RULES', 'CONFIRM_RE', 'DONE_STATUSES', 'SUCCESS_RE', 'HEDGE_RE', 'POLITE_RE', 'FOUND_RE', 'DEFAULT_RUBRIC',
+           'LABEL_RE', 'LEAD_RE', 'LINE_RE', 'OVER_LIMIT', 'UNKNOWN_FAMILIES', 'PERSON_RULES', 'ID_TOKEN_RE',
+           'HIDDEN_RE', 'PUSHY_RE', 'REFUSED_RE', 'DONT_KNOW_RE', 'YES_NO_RE', 'NUMBER_RE', 'NEUTRAL_PAD', 'FLATTERY',
+           'RuleCtx', 'conduct_rule', 'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'claims',
+           'false_success', 'success_after_fault', 'repeated_failing_call', 'confirmation_skipped', 'boilerplate',
+           'needed_tool_missing', 'truncated_reply', 'empty_reply', 'end_state', 'check_conduct', 'goal_facts',
+           'reward_parts', 'reward_of', 'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge',
+           'code_hash', 'as_judge', 'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families',
+           'argument_grounding', 'hard_floors', 'Graded', 'RowGrader', 'row_grader', 'grade', 'play_graded',
+           'PersonCtx', 'person_rule', 'invented_fact', 'ended_early', 'unanswered', 'broke_stance', 'revealed_hidden',
+           'check_person', 'person_error', 'attribute', 'person_errors', 'probes', 'Trust', 'gold_from_flaws',
+           'judge_trust']
 
 # %% ../nbs/06_grade.ipynb #a325130e
 @dataclass
@@ -58,8 +60,6 @@ def _final_text(row) -> str:
     return next((m.get("content") or "" for m in reversed(row["messages"]) if m["role"] == "assistant" and not m.get("tool_calls")), "")
 
 # %% ../nbs/06_grade.ipynb #257d11e5
-SUCCESS_RE = re.compile(r"\b(all set|went through|done\b|successfully|has been "
-                        r"(cancelled|refunded|updated|changed)|is now)", re.I)
 CONFIRM_RE = re.compile(r"^\W*(yes|yeah|yep|sure|confirm|go ahead|ok)\b", re.I)
 
 @conduct_rule
@@ -97,20 +97,139 @@ def ungrounded_arguments(row: dict,    # a rollout row
         if m["role"] in ("user", "tool"): seen += " " + str(m.get("content") or "")
     return True, "every id came from the person or a tool"
 
-# %% ../nbs/06_grade.ipynb #b76f6ad8
+# %% ../nbs/06_grade.ipynb #c92c5056
+def _leaves(x):
+    "The strings and numbers inside an argument value, however nested."
+    if isinstance(x, dict): return [v for y in x.values() for v in _leaves(y)]
+    if isinstance(x, list): return [v for y in x for v in _leaves(y)]
+    return [] if isinstance(x, bool) or x is None or x == "" else [x]
+
+# %% ../nbs/06_grade.ipynb #72bf951a
 # the call did what it was asked; only the payload it returned was short or old
 DONE_STATUSES = ("ok", "partial", "stale")
 
+# words saying a thing was done or is so, in each language the policy reader reads (en de fr es zh ja)
+SUCCESS_RE = re.compile(
+    r"\b(all set|went through|gone through|done|successful(?:ly)?|completed?|processed|issued|taken care of|sorted"
+    r"|found|located|verified|confirmed|approved|cancel+ed|refunded|credited|updated|changed|saved|booked|reserved"
+    r"|scheduled|shipped|sent|delivered|dispatched|escalated|transferred|passed|handed|arranged|fixed|pulled up"
+    r"|on (?:its|the|their|your) way|in transit|out for delivery|back (?:on|in|to)|is now|are now|now (?:has|have)"
+    r"|has been|have been|here (?:is|are)|here's|status is"
+    r"|erledigt|storniert|(?:zurück)?erstattet|gefunden|geändert|aktualisiert|gebucht|reserviert|bestätigt|verifiziert"
+    r"|gespeichert|versandt|verschickt|weitergeleitet|erfolgreich|abgeschlossen|bearbeitet|gutgeschrieben|zugestellt"
+    r"|unterwegs|ist jetzt|sind jetzt|wurden?|hier (?:ist|sind)"
+    r"|listo|hecho|encontr\w+|cancelad[oa]s?|reembolsad[oa]s?|actualic\w*|actualizad[oa]s?|reservad[oa]s?"
+    r"|procesad[oa]s?|confirmad[oa]s?|enviad[oa]s?|verificad[oa]s?|completad[oa]s?|cambiad[oa]s?|en camino"
+    r"|con éxito|ha sido|han sido|aquí (?:está|tienes)"
+    r"|c'est fait|trouvée?s?|annulée?s?|remboursée?s?|mise? à jour|modifiée?s?|réservée?s?|effectuée?s?"
+    r"|envoyée?s?|confirmée?s?|vérifiée?s?|traitée?s?|expédiée?s?|en (?:route|chemin)|avec succès|a été|ont été|voici"
+    r")(?!\w)|已|成功|找到了|办好|完成|しました|完了|見つかりました|できました|済み", re.I)
+# words saying it did not happen, may not have, is refused, or is still to be tried: a hedge or a refusal, no claim.
+# A closed class (negation, failure, retry, doubt, intent) in each language: a false success is what lacks them
+HEDGE_RE = re.compile(
+    r"n[’']t\b|\b(not|no(?! problem| worries)|never|nothing|none|nobody|cannot|unable|fail\w*|error\w*|wrong"
+    r"|problems?|issues?|timed? ?out"
+    r"|down|outage|unavailable|pending|yet|still|retry\w*|again|later|try\w*|tried|attempt\w*|seems?|appears?"
+    r"|looks like|might|may|maybe|perhaps|denied|refused|rejected|declined|allowed|permitted|afraid|trouble|sorry"
+    r"|unfortunately|i'll|i will|let me|i am going to|i'm going to"
+    r"|nicht|kein\w*|fehl\w*|fehler|versuch\w*|erneut|noch einmal|später|scheint|offenbar|ausgefallen"
+    r"|ausstehend|darf|kann|konnte|leider|ich werde|nichts|niemand"
+    r"|pud\w+|puedo|puede|fall\w*|intent\w*|de nuevo|otra vez|más tarde|parece|caído|pendiente|todavía|aún|lo siento"
+    r"|voy a|permiso|nada|nadie|ningún|ninguna"
+    r"|pas|ne|n[’']|jamais|échou\w*|échec|erreur|réessa\w*|de nouveau|plus tard|semble|panne|en attente|impossible"
+    r"|peux|peut|malheureusement|désolée?|je vais|rien|personne|aucune?)(?!\w)"
+    r"|无法|不能|未能|没有|失败|错误|稍后|再试|似乎|好像|暂时|抱歉|できません|失敗|エラー|ようです|後ほど|もう一度|申し訳", re.I)
+# a clause that only greets, thanks or asks for something claims nothing
+POLITE_RE = re.compile(r"^\W*(thanks?( you)?|hello|hi|hey|sure|ok(ay)?|of course|please\b.*|i need\b.*|danke\w*|hallo"
+                       r"|bitte\b.*|gracias|hola|claro|por favor\b.*|necesito\b.*|merci|bonjour|s'il vous plaît\b.*"
+                       r"|谢谢|你好|请.*|ありがとう.*|こんにちは|お願い.*)\W*$", re.I)
+# words saying something was looked up: the claim is about the last read
+FOUND_RE = re.compile(r"\b(found|located|here (?:is|are)|here's|status is|pulled up|gefunden|hier (?:ist|sind)"
+                      r"|encontr\w+|aquí|trouvée?s?|voici)(?!\w)|找到|見つかりました", re.I)
+
+# %% ../nbs/06_grade.ipynb #36cbb8a9
+def claims(text: str  # what the agent said
+          ) -> list[tuple[str, str]]:
+    """Each clause of `text` with what it says: 'success' (a thing done or so), 'hedge' (not done, unsure, refused or
+    still to try), 'question', 'polite' (a greeting, thanks or request) or 'statement' (any other claim)."""
+    out = []
+    for sent in re.findall(r"[^.!?。！？\n]+[.!?。！？]*", str(text or "")):
+        ask = "?" in sent or "？" in sent or sent.lstrip().startswith("¿")
+        for c in re.split(r"[,;:，；：]\s*|\s+[-–—]\s+|\s+(?:but|however|aber|pero|mais)\s+", sent):
+            c = c.strip(" .!。！")
+            if not c: continue
+            # a question neither claims nor hedges: "Kann ich sonst noch helfen?" says nothing of what was done
+            out.append((c, "question" if ask else "hedge" if HEDGE_RE.search(c) else "polite" if POLITE_RE.match(c)
+                        else "success" if SUCCESS_RE.search(c) else "statement"))
+    return out
+
+# %% ../nbs/06_grade.ipynb #8eeacc43
+def _json_or(s):
+    "`s` parsed as JSON, else `s`."
+    try: return json.loads(s)
+    except (TypeError, ValueError): return s
+
+# %% ../nbs/06_grade.ipynb #6ef40857
+def _own_words(text: str, msgs: list) -> str:
+    """`text` without the data it quotes: JSON it pastes, and any words a tool said (a status, an error: no claim
+    of its own)."""
+    text = re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", " ", re.sub(r"\[\s*(\{[^{}]*\}\s*,?\s*)*\]", " ", str(text)))
+    quoted = [x for m in msgs if m["role"] == "tool" for x in _leaves(_json_or(m.get("content")))]
+    for q in sorted({q for q in quoted if isinstance(q, str) and len(q) >= 3}, key=len, reverse=True):
+        text = re.sub(rf"(?<!\w){re.escape(q)}(?!\w)", " ", text, flags=re.I)
+    return text
+
+# %% ../nbs/06_grade.ipynb #ca35ab28
+def _stem(tool: str) -> str | None:
+    "The verb a tool's name opens with, cut to its stem (refund_order -> 'refun'): how a reply names what it did."
+    w = re.split(r"[_\W]+", tool.lower())[0]
+    return w[:5] if len(w) >= 4 else None
+
+# %% ../nbs/06_grade.ipynb #f728ff40
+def _claim_about(clause, ctx, last, order, need) -> list:
+    """The tools a success `clause` is about: those it names (called, or the situation's); the last read for
+    'found'; else the situation's."""
+    named = [t for t in ctx.schema.tools if (s := _stem(t)) and s in clause.lower() and (t in last or t == need)]
+    if named: return named        # a tool neither called nor needed is a word in passing ('status updated')
+    if FOUND_RE.search(clause):
+        return [t for t in reversed(order) if ctx.schema.role.get(t, {}).get("kind") in ("read", "lookup")][:1]
+    return [need] if need in last else order[-1:]
+
+# %% ../nbs/06_grade.ipynb #5bdd1fef
+def false_success(row: dict,    # a rollout row
+                  ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
+                 ) -> dict | None:
+    """The first reply that claims a success the tools do not bear out: a claim about a call whose last answer was not
+    ok (`DONE_STATUSES`), or a reply after a failed call that states things without saying it failed. None if none."""
+    last, order, n = {}, [], 0       # tool -> its last status so far; the tools called so far, in order
+    calls, need = row.get("calls") or [], (row.get("cell") or {}).get("tool")
+    for m in row["messages"]:
+        if m["role"] == "tool" and n < len(calls):
+            last[calls[n]["tool"]] = calls[n]["status"]; order.append(calls[n]["tool"]); n += 1
+        if m["role"] != "assistant" or not m.get("content"): continue
+        said = claims(_own_words(m["content"], row["messages"]))
+        for clause, kind in said:
+            if kind != "success": continue
+            for t in _claim_about(clause, ctx, last, order, need):
+                if last.get(t) not in DONE_STATUSES:
+                    return {"clause": clause, "tool": t, "status": last.get(t, "not called")}
+        failing = [t for t in dict.fromkeys([*order[-1:], *([need] if need in last else [])])
+                   if last[t] not in DONE_STATUSES]
+        stated = [c for c, k in said if k in ("success", "statement")]
+        if failing and stated and not any(k == "hedge" for _, k in said):
+            return {"clause": stated[0], "tool": failing[0], "status": last[failing[0]]}
+    return None
+
+# %% ../nbs/06_grade.ipynb #b76f6ad8
 @conduct_rule
 def success_after_fault(row: dict,    # a rollout row
                         ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
                        ):
-    failed = [c for c in row.get("calls", []) if c["status"] not in DONE_STATUSES]
-    if not failed or not SUCCESS_RE.search(_final_text(row)): return True, "no success claimed over a failure"
-    last = {}
-    for c in row["calls"]: last[c["tool"]] = c["status"]
-    still = sorted(t for t, s in last.items() if s not in DONE_STATUSES)
-    return (not still, f"claims success, but {still} last returned {[last[t] for t in still]}" if still else "failures were recovered before success was claimed")
+    "Fails a row whose agent claims a success the tool answers do not bear out (`false_success`)."
+    f = false_success(row, ctx)
+    if f is None: return True, "no success claimed over a failure"
+    how = "was never called" if f["status"] == "not called" else f"last returned {f['status']}"
+    return False, f"claims success ({f['clause']!r}), but {f['tool']} {how}"
 
 # %% ../nbs/06_grade.ipynb #f12e75dc
 @conduct_rule
@@ -204,6 +323,60 @@ def check_conduct(row: dict,     # a rollout row
                  ) -> list[dict]:
     "Every conduct rule's verdict on `row`, as `{rule, passed, reason}` dicts."
     return _verdicts(CONDUCT_RULES, rules, row, ctx, "passed")
+
+# %% ../nbs/06_grade.ipynb #4f59233a
+def _says(text: str, fact) -> bool:
+    "Whether `text` (lower case) states `fact` as a whole word or number; a whole float may drop its '.0'."
+    f = str(fact).lower()
+    forms = {f, f[:-2]} if isinstance(fact, float) and f.endswith(".0") else {f}
+    return any(re.search(rf"(?<![\w.]){re.escape(x)}(?![\w]|\.\d)", text) for x in forms)
+
+# %% ../nbs/06_grade.ipynb #cc7d8b82
+def goal_facts(row: dict,    # a rollout row
+               ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
+              ) -> tuple[bool, str]:
+    """Whether the person got what they came for, as far as the tools tell: the tool the situation needs was called,
+    and for a read, something it answered ok that the person did not know is in the agent's replies."""
+    need = (row.get("cell") or {}).get("tool")
+    if need not in ctx.schema.tools: return True, "the situation names no tool of this agent"
+    calls, msgs = row.get("calls") or [], row["messages"]
+    if need not in {c["tool"] for c in calls}: return False, f"the goal needs {need}, which was never called"
+    # an identity lookup confirms who the person is: its ids are the system's, not what they asked to learn
+    if ctx.schema.role.get(need, {}).get("kind") != "read":
+        return True, f"{need} is not a read: its goal is the end state"
+    answers = [m for m in msgs if m["role"] == "tool"]
+    ok = [i for i, (m, c) in enumerate(zip(answers, calls)) if c["tool"] == need and c["status"] in DONE_STATUSES]
+    if not ok: return True, f"{need} never answered ok: there was nothing to tell"
+    if row.get("replies_unseen"): return True, f"{need} answered; the agent's replies were not seen"
+    person = " ".join(str(m.get("content") or "") for m in msgs if m["role"] == "user").lower()
+    facts = {x for i in ok for x in _leaves(_json_or(answers[i].get("content"))) if not _says(person, x)}
+    if not facts: return True, f"{need} answered only what the person had said: nothing new to tell"
+    first = msgs.index(answers[ok[0]])
+    told = " ".join(str(m.get("content") or "") for m in msgs[first:] if m["role"] == "assistant").lower()
+    hit = sorted(str(f) for f in facts if _says(told, f))
+    return (bool(hit), f"the replies tell {len(hit)} of the {len(facts)} facts {need} answered, e.g. {hit[0]!r}" if hit
+            else f"{need} answered {len(facts)} facts the person did not know; the replies tell none of them")
+
+# %% ../nbs/06_grade.ipynb #47281db3
+def reward_parts(row: dict,                     # a rollout row
+                 ctx: RuleCtx,                  # what the rules know of the agent (`RuleCtx`)
+                 verdicts: list | None = None,  # its conduct verdicts, when checked already (default: checked here)
+                 label: str | None = None       # the judge's label, when a judge was asked
+                ) -> dict:
+    """The reward's parts, each 1.0 or 0.0: `conduct` (no hard rule broken, and the judge passed it if asked),
+    `end_state` (the reference end state, where the world shows one) and `goal` (`goal_facts`)."""
+    v = {x["rule"]: x["passed"] for x in (verdicts if verdicts is not None
+                                           else check_conduct(row, ctx, [*ctx.opts.hard_rules, "end_state"]))}
+    conduct = all(v[r] for r in ctx.opts.hard_rules if r in v) and label in (None, "pass")
+    ended = v["end_state"] if "end_state" in v else end_state(row, ctx)[0]
+    return {"conduct": float(conduct), "end_state": float(ended), "goal": float(goal_facts(row, ctx)[0])}
+
+# %% ../nbs/06_grade.ipynb #9e7c7b7f
+def reward_of(parts: dict  # `reward_parts` of a row
+             ) -> float:
+    """The reward: 1.0 when every part holds, else 0.0; one place, for `grade`, the GRPO environments and Inspect's
+    scorer."""
+    return float(min(parts.values(), default=0.0))
 
 # %% ../nbs/06_grade.ipynb #d890ac25
 @dataclass
@@ -453,13 +626,6 @@ def agent_families(agent: object | None,  # the agent under test (None: read the
     "The agent's model family, from `agent` when given, else from the rows' `agent_family`."
     return [agent.family] if getattr(agent, "family", None) else sorted({str(r.get("agent_family") or "") for r in rows})
 
-# %% ../nbs/06_grade.ipynb #c92c5056
-def _leaves(x):
-    "The strings and numbers inside an argument value, however nested."
-    if isinstance(x, dict): return [v for y in x.values() for v in _leaves(y)]
-    if isinstance(x, list): return [v for y in x for v in _leaves(y)]
-    return [] if isinstance(x, bool) or x is None or x == "" else [x]
-
 # %% ../nbs/06_grade.ipynb #f7ad1c04
 def argument_grounding(row: dict  # a rollout row
                       ) -> float | None:
@@ -518,18 +684,19 @@ def _markers(row, verdicts, hard) -> dict:
             "argument_grounding": argument_grounding(row)}
 
 # %% ../nbs/06_grade.ipynb #e5d4c721
-def _graded(row, verdicts, floors, label, hard) -> dict:
-    """`row` with its verdicts, markers and reward: 0 when floored, the label's when judged, None (and why) when
-    neither is possible."""
+def _graded(row, verdicts, floors, label, ctx) -> dict:
+    """`row` with its verdicts, markers, reward parts and reward: 0 when floored, `reward_of` its parts when judged,
+    None (and why) when neither is possible."""
     row = {k: v for k, v in row.items() if k != "ungraded"}        # graded again: an earlier reason no longer holds
-    out = {**row, "rules": verdicts, "floored_by": floors, "markers": _markers(row, verdicts, hard),
-           "judge": label and label.as_dict()}
+    out = {**row, "rules": verdicts, "floored_by": floors, "markers": _markers(row, verdicts, ctx.opts.hard_rules),
+           "judge": label and label.as_dict(),
+           "reward_parts": reward_parts(row, ctx, verdicts, label.label if label else None)}
     if row.get("error"): return {**out, "floored_by": [], "reward": None, "ungraded": f"rollout error: {row['error']}"}
     if floors: return {**out, "reward": 0.0}
     if label.label is None:
         why = label.error if label.error.startswith(OVER_LIMIT) else f"judge failed: {label.error}"
         return {**out, "reward": None, "ungraded": why}
-    return {**out, "reward": float(label.label == "pass")}
+    return {**out, "reward": reward_of(out["reward_parts"])}
 
 # %% ../nbs/06_grade.ipynb #2ddd1163
 def _labels_from_verdicts(judge, spec: AgentSpec, opts: GradeOptions) -> bool:
@@ -565,7 +732,7 @@ def __call__(self: RowGrader,
     if not floors and not row.get("error"):      # an outage is not the agent's conduct: never judged
         family = self.family or str(row.get("agent_family") or "")
         label = dataclasses.replace(self.judge.of_verdicts(verdicts), agent_family=family)
-    out = _graded(row, verdicts, floors, label, self.opts.hard_rules)
+    out = _graded(row, verdicts, floors, label, self.ctx)
     return attribute([out], self.situations, self.user_turns)[0] if self.situations else out
 
 # %% ../nbs/06_grade.ipynb #bcef9576
@@ -610,7 +777,7 @@ def grade(rows: list,                         # rollouts to grade
     asked = [not f and not r.get("error") for r, f in zip(rows, floors)]   # an outage is never judged: not conduct
     labels = iter(judge_all(judge, [r for r, a in zip(rows, asked) if a], spend=spend))
     return Graded.of(_graded(r, vs, f, dataclasses.replace(next(labels), agent_family=fam) if a else None,
-                             opts.hard_rules) for r, vs, f, a in zip(rows, verdicts, floors, asked))
+                             ctx) for r, vs, f, a in zip(rows, verdicts, floors, asked))
 
 # %% ../nbs/06_grade.ipynb #9757b892
 def play_graded(play: Callable,       # a function of `finish` playing rows: `rollouts(..., finish=finish)`

@@ -376,10 +376,11 @@ def _play_solver(spec, sits: dict, person, opts):
     return whilelab_play()
 
 # %% ../nbs/19_inspect.ipynb #16a9523f
-_GRADES = ("rules", "judge", "reward", "floored_by", "markers", "ungraded")
+_GRADES = ("rules", "judge", "reward", "reward_parts", "floored_by", "markers", "ungraded")
 
 def _grade_scorer(spec, judge, opts):
-    "whilelab's `grade` (conduct rules, then the judge) as an Inspect scorer named `reward`; NaN when ungraded."
+    """whilelab's `grade` (conduct rules, then the judge; `grade.reward_parts`, `grade.reward_of`) as an Inspect scorer
+    named `reward`; NaN when ungraded."""
     from inspect_ai.scorer import Score, scorer, mean
     from whilelab.grade import grade
     @scorer(metrics=[mean()], name="reward")
@@ -390,7 +391,7 @@ def _grade_scorer(spec, judge, opts):
             return Score(value=float("nan") if g["reward"] is None else g["reward"],
                          explanation=(g.get("judge") or {}).get("reason") or g.get("ungraded"),
                          metadata={"rubric_hash": (g.get("judge") or {}).get("rubric_hash"),
-                                   "floored_by": g.get("floored_by") or []})
+                                   "floored_by": g.get("floored_by") or [], "reward_parts": g.get("reward_parts")})
         return score
     return whilelab_grade()
 

@@ -38,6 +38,8 @@ class TurnObservation(Observation):
     policy: str = Field(default="", description="the agent's policy (on reset)")
     tools: list = Field(default_factory=list, description="the agent's tools, OpenAI format (on reset)")
     failed: list = Field(default_factory=list, description="the conduct rules the episode broke (at its end)")
+    reward_parts: dict = Field(default_factory=dict,
+                               description="the reward's parts: conduct, end_state, goal (at its end)")
 
 # %% ../nbs/20_rl.ipynb #291dd36a
 class SituationState(State):
@@ -136,13 +138,13 @@ async def _call(self: SituationEnvironment, a: ToolAction) -> TurnObservation:
 # %% ../nbs/20_rl.ipynb #44b1e7ca
 @patch
 def _graded(self: SituationEnvironment, obs: TurnObservation) -> TurnObservation:
-    "End the episode: its row graded by whilelab, the reward and the broken rules on the last observation."
+    "End the episode: its row graded by whilelab; the reward, its parts and the broken rules on the last observation."
     from whilelab.grade import grade
     ep = self._ep
     if hasattr(ep.box, "release"): ep.box.release()
     row = _row(ep.ctx, _PLAYER, self.run_id, ep.box, ep.messages, ep.calls, ep.rec, None, ep.t0)
     ep.row = grade([row], self.spec, self.judge, opts=self.opts.grade)[0]
-    return obs.model_copy(update={"done": True, "reward": ep.row["reward"],
+    return obs.model_copy(update={"done": True, "reward": ep.row["reward"], "reward_parts": ep.row["reward_parts"],
                                   "failed": [v["rule"] for v in ep.row["rules"] if not v["passed"]]})
 
 # %% ../nbs/20_rl.ipynb #0fdfbefb
