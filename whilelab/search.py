@@ -452,6 +452,20 @@ def impossible_pairs(self: Search) -> list[dict]:
     "The (tool, world) pairs a world you bring cannot hold, as {axis: value} pairs (`coverage`'s `impossible`)."
     return [{"tool": t, "world": w} for t, w in sorted(self.impossible)]
 
+# %% ../nbs/03_search.ipynb #012b0ab1
+@patch
+def _try_plan(self: Search):
+    """Before the first batch, one cell of each (tool, world) pair of the plan is tried: the pairs the world cannot
+    hold are impossible from the start, and the cells owed are planned around them, so no batch is spent on them."""
+    from whilelab.world import HOLDS
+    self.tried, firsts = True, {}
+    for c in self.plan_cells:
+        if c.get("world") in HOLDS: firsts.setdefault((c.get("tool"), c["world"]), c)
+    self._possible([situation_from_cell(c, self.spec, self.options.seed, world=self.world, options=self.options.world)
+                    for c in firsts.values()])
+    if not self.impossible or self.options.strength != 2: return
+    self.cells = plan_cells(covering_array(self.axes, 2, self.options.seed, constraints=self.impossible_pairs()))
+
 # %% ../nbs/03_search.ipynb #e49f2cc2
 @patch
 def _play(self: Search, sits: list) -> list:
@@ -520,6 +534,7 @@ def _verdict(self: Search, new: list, n_sit: int) -> str | None:
 def step(self) -> dict | None:
     "Play one batch; return its history record (None once stopped)."
     if self.stopped: return None
+    if not getattr(self, "tried", False): self._try_plan()
     allocated = self._allocate()
     if allocated is None: self._show(); return None
     why, alloc, n_sit = allocated
