@@ -15,6 +15,55 @@ def site(tmp_path_factory):
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     return out
 
+def crawl(site: Path) -> tuple[int, int, list, dict]:
+    "(pages, internal links, dead links as (page, href), page -> heading ids used twice) of the built `site`."
+    from html.parser import HTMLParser
+    from urllib.parse import urlsplit, unquote
+    class Page(HTMLParser):
+        def __init__(self): super().__init__(); self.ids, self.heads, self.links = set(), [], []
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if a.get("id"): self.ids.add(a["id"])
+            if a.get("id") and re.fullmatch(r"h[1-6]", tag): self.heads.append(a["id"])
+            if tag == "a" and a.get("href"): self.links.append(a["href"])
+    pages = {}
+    for p in site.rglob("*.html"): pages[p] = Page(); pages[p].feed(p.read_text())
+    dead, n = [], 0
+    for p, page in pages.items():
+        for href in page.links:
+            u = urlsplit(href)
+            if u.scheme or u.netloc: continue                                 # the outside world is not checked here
+            n += 1
+            tgt = p if not u.path else (site / unquote(u.path).lstrip("/")) if u.path.startswith("/") \
+                else p.parent / unquote(u.path)                               # 404.html links from the site root
+            tgt = tgt.resolve() / "index.html" if u.path.endswith("/") else tgt.resolve()
+            if not tgt.exists() or (u.fragment and tgt in pages and unquote(u.fragment) not in pages[tgt].ids):
+                dead.append((str(p.relative_to(site)), href))
+    twice = {str(p.relative_to(site)): sorted({i for i in pg.heads if pg.heads.count(i) > 1}) for p, pg in pages.items()}
+    return len(pages), n, dead, {k: v for k, v in twice.items() if v}
+
+def test_every_link_and_anchor_resolves(site):
+    "Every internal link (table of contents, navigation, ¶ anchors, cross-links) reaches a page and an id on it."
+    pages, links, dead, twice = crawl(site)
+    assert pages >= 30 and links >= 3000, (pages, links)
+    assert not dead, f"{len(dead)} dead links: {dead[:20]}"
+    assert not twice, f"headings sharing an id: {twice}"
+
+def test_a_dead_link_is_found(tmp_path):
+    "The crawl can fail: a duplicate heading id, a contents entry to no heading, a link to no page."
+    sys.path.insert(0, str(ROOT / "tools"))
+    import docs
+    h = lambda i: f'<h2 id="{i}">{i}<a class="anchor-link" href="#{i}">¶</a></h2>'
+    toc = lambda *ids: "".join(f'<a href="#{i}" class="md-nav__link">x</a>' for i in ids) * 2
+    page = '<h1 id="simulate">simulate<a class="anchor-link" href="#simulate">¶</a></h1>' + h("simulate") + h("run")
+    (tmp_path / "a.html").write_text(toc("simulate_1", "_1") + page + '<a href="b.html">b</a>')
+    _, links, dead, twice = crawl(tmp_path)
+    assert links == 8 and twice == {"a.html": ["simulate"]}
+    assert sorted(dead) == [("a.html", "#_1")] * 2 + [("a.html", "#simulate_1")] * 2 + [("a.html", "b.html")]
+    (tmp_path / "a.html").write_text(docs.unique_anchors(toc("simulate_1", "_1") + page))   # what the builder does
+    _, _, dead, twice = crawl(tmp_path)
+    assert not dead and not twice
+
 def test_pages_need_no_internet(site):
     html = "".join(p.read_text() for p in site.glob("*.html"))
     assert "fonts.googleapis" not in html and "fonts.gstatic" not in html

@@ -242,6 +242,29 @@ def nav_title(path: Path) -> str:
             if m: return m.group(1).strip()
     return path.stem
 
+_HEAD = re.compile(r'(<h[1-6]\b[^>]*\bid=")([^"]*)("[^>]*>(?:(?!</h[1-6]>).)*?'   # a heading, up to its own ¶ link
+                   r'<a class="anchor-link" href="#)([^"]*)(")', re.S)
+_TOC = re.compile(r'(<a href="#)([^"]*)(" class="md-nav__link")')
+
+def unique_anchors(html: str) -> str:
+    """`html` with unique heading ids, and its table of contents pointing at them. mkdocs-jupyter gives each heading
+    the slug of its text, so a chapter `## simulate` and the function `### simulate` share an id, while the contents
+    (from Python-Markdown) say `#simulate_1`, and a heading of code alone (`## \`Tool\``) is `#_1` there; the
+    contents list the headings after the title in page order (twice: the page's own and the mobile menu's), so
+    each entry takes its heading's id."""
+    seen, ids = set(), []
+    def one(m):
+        i = base = m.group(2) or "section"
+        n = 0
+        while i in seen: n += 1; i = f"{base}_{n}"
+        seen.add(i); ids.append(i)
+        return m.group(1) + i + m.group(3) + i + m.group(5)
+    html = _HEAD.sub(one, html)
+    toc, k = _TOC.findall(html), len(ids) - 1
+    if k <= 0 or len(toc) != 2 * k or toc[:k] != toc[k:]: return html    # not the shape we know: leave it
+    it = iter(ids[1:] * 2)
+    return _TOC.sub(lambda m: m.group(1) + next(it) + m.group(3), html)
+
 def main(argv=None):
     ap = argparse.ArgumentParser(); ap.add_argument("--out", default=str(ROOT / "_site")); ap.add_argument("--no-execute", action="store_true")
     ap.add_argument("--only", nargs="*", help="notebook stems to include (default: all)")
@@ -273,6 +296,7 @@ def main(argv=None):
     (src / "mkdocs.yml").write_text(json.dumps(cfg, indent=1))       # YAML is a superset of JSON
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(src / "mkdocs.yml")], check=True,
                    env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    for page in Path(a.out).rglob("*.html"): page.write_text(unique_anchors(page.read_text()))
     print(f"site written to {a.out}")
 
 if __name__ == "__main__": main()
