@@ -131,6 +131,41 @@ def empty_cells(obj, title: str) -> list[str]:
     rows = re.findall(r"^\| `([^`]+)` \|(.*)\|$", doc_markdown(obj, title), re.M)
     return [f"{title}.{k}: empty details cell" for k, rest in rows if not rest.split(" | ")[-1].strip()]
 
+def _methods(cls):
+    "(name, function, whether its first parameter is `self`) of each public method a class defines itself."
+    for k, f in vars(cls).items():
+        if k.startswith("_"): continue
+        if isinstance(f, (classmethod, staticmethod)): yield k, getattr(cls, k), False
+        elif isinstance(f, property) and f.fget: yield k, f.fget, True
+        elif inspect.isfunction(f): yield k, f, True
+
+def undescribed(modules: list | None = None   # the modules to check (default: all of whilelab's)
+               ) -> list[str]:
+    """'module:name.param' of each parameter of the public API with no description at all: every function and class
+    a module exports (`__all__`) and every public method of those classes -- also those the pages do not show."""
+    import pkgutil, whilelab
+    if modules is None:
+        modules = [importlib.import_module(f"whilelab.{m.name}") for m in pkgutil.iter_modules(whilelab.__path__)]
+    out = []
+    def check(obj, title, method=False):
+        try: params = docments(obj, full=True)
+        except (TypeError, ValueError): return
+        if _init_elsewhere(obj): return
+        fields = {f.name: f for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else {}
+        first = next(iter(inspect.signature(obj).parameters), None) if method else None   # `self`, by any name
+        out.extend(f"{title}.{k}" for k, v in params.items()
+                   if k not in ("self", "cls", "return", first) and not details(obj, k, v, fields))
+    from fastcore.docments import docments
+    for mod in modules:
+        short = mod.__name__.rsplit(".", 1)[-1]
+        for n in getattr(mod, "__all__", []):
+            o = getattr(mod, n, None)
+            if getattr(o, "__module__", None) != mod.__name__: continue        # re-exported: checked where it is made
+            if inspect.isfunction(o) or inspect.isclass(o): check(o, f"{short}:{n}")
+            if inspect.isclass(o):
+                for k, f, method in _methods(o): check(f, f"{short}:{n}.{k}", method)
+    return sorted(set(out))
+
 def entries():
     "(notebook stem, title, object) of every public definition the site documents, in page order."
     for p in sorted(NBS.glob("[0-9]*.ipynb")):
