@@ -284,7 +284,7 @@ _TOC = re.compile(r'(<a href="#)([^"]*)(" class="md-nav__link")')
 def unique_anchors(html: str) -> str:
     """`html` with unique heading ids, and its table of contents pointing at them. mkdocs-jupyter gives each heading
     the slug of its text, so a chapter `## simulate` and the function `### simulate` share an id, while the contents
-    (from Python-Markdown) say `#simulate_1`, and a heading of code alone (`## \`Tool\``) is `#_1` there; the
+    (from Python-Markdown) say `#simulate_1`, and a heading of code alone (## Tool, in code) is `#_1` there; the
     contents list the headings after the title in page order (twice: the page's own and the mobile menu's), so
     each entry takes its heading's id."""
     seen, ids = set(), []
