@@ -131,6 +131,41 @@ def empty_cells(obj, title: str) -> list[str]:
     rows = re.findall(r"^\| `([^`]+)` \|(.*)\|$", doc_markdown(obj, title), re.M)
     return [f"{title}.{k}: empty details cell" for k, rest in rows if not rest.split(" | ")[-1].strip()]
 
+def _methods(cls):
+    "(name, function, whether its first parameter is `self`) of each public method a class defines itself."
+    for k, f in vars(cls).items():
+        if k.startswith("_"): continue
+        if isinstance(f, (classmethod, staticmethod)): yield k, getattr(cls, k), False
+        elif isinstance(f, property) and f.fget: yield k, f.fget, True
+        elif inspect.isfunction(f): yield k, f, True
+
+def undescribed(modules: list | None = None   # the modules to check (default: all of whilelab's)
+               ) -> list[str]:
+    """'module:name.param' of each parameter of the public API with no description at all: every function and class
+    a module exports (`__all__`) and every public method of those classes -- also those the pages do not show."""
+    import pkgutil, whilelab
+    if modules is None:
+        modules = [importlib.import_module(f"whilelab.{m.name}") for m in pkgutil.iter_modules(whilelab.__path__)]
+    out = []
+    def check(obj, title, method=False):
+        try: params = docments(obj, full=True)
+        except (TypeError, ValueError): return
+        if _init_elsewhere(obj): return
+        fields = {f.name: f for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else {}
+        first = next(iter(inspect.signature(obj).parameters), None) if method else None   # `self`, by any name
+        out.extend(f"{title}.{k}" for k, v in params.items()
+                   if k not in ("self", "cls", "return", first) and not details(obj, k, v, fields))
+    from fastcore.docments import docments
+    for mod in modules:
+        short = mod.__name__.rsplit(".", 1)[-1]
+        for n in getattr(mod, "__all__", []):
+            o = getattr(mod, n, None)
+            if getattr(o, "__module__", None) != mod.__name__: continue        # re-exported: checked where it is made
+            if inspect.isfunction(o) or inspect.isclass(o): check(o, f"{short}:{n}")
+            if inspect.isclass(o):
+                for k, f, method in _methods(o): check(f, f"{short}:{n}.{k}", method)
+    return sorted(set(out))
+
 def entries():
     "(notebook stem, title, object) of every public definition the site documents, in page order."
     for p in sorted(NBS.glob("[0-9]*.ipynb")):
@@ -242,6 +277,29 @@ def nav_title(path: Path) -> str:
             if m: return m.group(1).strip()
     return path.stem
 
+_HEAD = re.compile(r'(<h[1-6]\b[^>]*\bid=")([^"]*)("[^>]*>(?:(?!</h[1-6]>).)*?'   # a heading, up to its own ¶ link
+                   r'<a class="anchor-link" href="#)([^"]*)(")', re.S)
+_TOC = re.compile(r'(<a href="#)([^"]*)(" class="md-nav__link")')
+
+def unique_anchors(html: str) -> str:
+    """`html` with unique heading ids, and its table of contents pointing at them. mkdocs-jupyter gives each heading
+    the slug of its text, so a chapter `## simulate` and the function `### simulate` share an id, while the contents
+    (from Python-Markdown) say `#simulate_1`, and a heading of code alone (## Tool, in code) is `#_1` there; the
+    contents list the headings after the title in page order (twice: the page's own and the mobile menu's), so
+    each entry takes its heading's id."""
+    seen, ids = set(), []
+    def one(m):
+        i = base = m.group(2) or "section"
+        n = 0
+        while i in seen: n += 1; i = f"{base}_{n}"
+        seen.add(i); ids.append(i)
+        return m.group(1) + i + m.group(3) + i + m.group(5)
+    html = _HEAD.sub(one, html)
+    toc, k = _TOC.findall(html), len(ids) - 1
+    if k <= 0 or len(toc) != 2 * k or toc[:k] != toc[k:]: return html    # not the shape we know: leave it
+    it = iter(ids[1:] * 2)
+    return _TOC.sub(lambda m: m.group(1) + next(it) + m.group(3), html)
+
 def main(argv=None):
     ap = argparse.ArgumentParser(); ap.add_argument("--out", default=str(ROOT / "_site")); ap.add_argument("--no-execute", action="store_true")
     ap.add_argument("--only", nargs="*", help="notebook stems to include (default: all)")
@@ -273,6 +331,7 @@ def main(argv=None):
     (src / "mkdocs.yml").write_text(json.dumps(cfg, indent=1))       # YAML is a superset of JSON
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(src / "mkdocs.yml")], check=True,
                    env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    for page in Path(a.out).rglob("*.html"): page.write_text(unique_anchors(page.read_text()))
     print(f"site written to {a.out}")
 
 if __name__ == "__main__": main()

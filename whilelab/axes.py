@@ -269,14 +269,24 @@ HISTORY = {
 # %% ../nbs/01_axes.ipynb #2445ba08
 NO_RULE = {"no-rule": "the policy states no rule: situations test the tools alone"}
 
+_CUES = re.compile(r"\d|\b(if|when|whenever|once|after|until|unless|can|could|may|allowed|not|no|none|up to|over|"
+                   r"under|within|per|due|expected|responsible|limit|maximum|minimum|fee|wenn|falls|sobald|nach|kann|können|darf|dürfen|nicht|kein|keine|si|quand|"
+                   r"lorsque|après|avant|peut|peuvent|pas|cuando|después|antes|puede|pueden|quando|dopo|può)\b", re.I)
+
+def _ruleish(sent: str) -> bool:
+    """Whether a statement of fact may be a rule in disguise: a number (a limit, an amount, a time), a condition, a
+    permission or a negation; or a script the cue words above do not cover, where no one can tell."""
+    return bool(_CUES.search(sent)) or not re.search(r"[a-zA-Z]", sent)
+
 def _rule_values(policy: str, include_facts: bool, opts: AxesOptions) -> dict:
     """Rule axis values: the policy's rules (its facts too, if asked or if it has no rules), at most `opts.max_rules`,
     spread over the policy."""
     cl = policy_clauses(policy)
     rules = [c for c in cl if include_facts or c.kind == "rule"]
-    if rules and len(rules) < len(cl):     # a rule read as a fact would go untested without a word: say which
-        _left_off([c for c in cl if c not in rules], "read as statements of fact (include_facts=True tests them too)",
-                  opts)
+    # a rule read as a fact would go untested without a word: say which. A plain description ("You are the support
+    # agent for Shopfront.") is no rule in disguise, and a warning on every policy would teach users to ignore it
+    if rules and (doubtful := [c for c in cl if c not in rules and _ruleish(c.text)]):
+        _left_off(doubtful, "read as statements of fact (include_facts=True tests them too)", opts)
     if not rules and cl:
         warnings.warn(f"the policy has no rules, only {len(cl)} statements of fact: the rule axis tests those",
                       stacklevel=3); rules = cl

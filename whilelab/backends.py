@@ -139,7 +139,8 @@ class RequestCache:
             db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
             self._db = db
         return self._db
-    def key(self, *parts) -> str: return request_key(*parts)
+    def key(self, *parts  # what makes a request: model, messages, tools, sampling
+           ) -> str: return request_key(*parts)
     def get(self,
             key: str  # a request's hash (`request_key`)
            ) -> str | None:

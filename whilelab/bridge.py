@@ -150,7 +150,8 @@ class Toolbox(list):
         self.sync = [tool_function(t, ask_sync, sync=True) for t in tools]
         self.schemas, self.ask, self.mcp_url = [t.to_openai() for t in tools], ask, None
         super().__init__(self.sync if sync else self.async_)
-    def by_name(self, name: str):
+    def by_name(self, name: str  # a tool's name, or the name models see
+               ):
         "The callable named `name` (a tool's name or the name models see)."
         return next(f for f in self if name in (f.tool.name, f.__name__))
 

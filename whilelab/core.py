@@ -481,7 +481,11 @@ def _warn_untyped(name: str, params: list):
 
 # %% ../nbs/00_core.ipynb #67eb5315
 @classmethod
-def _from_function(cls, fn, name=None, effect=None) -> Tool:
+def _from_function(cls,
+                   fn,            # a typed Python function; its docstring describes the tool and its parameters
+                   name=None,     # the tool's name (default: the function's)
+                   effect=None    # 'read' or 'write' (default: guessed from the name, see `guess_effect`)
+                  ) -> Tool:
     "A `Tool` from a typed Python function: signature -> schema, docstring -> descriptions."
     sig = inspect.signature(fn)
     summary, pdocs = parse_docstring(fn.__doc__, set(sig.parameters))   # "Checks: ..." in prose is not a parameter
@@ -516,7 +520,9 @@ def _need(d, key, tool, fmt, fix):
 
 # %% ../nbs/00_core.ipynb #9c8231a2
 @classmethod
-def _from_anthropic(cls, d: dict) -> Tool:
+def _from_anthropic(cls,
+                    d: dict   # a tool as Anthropic's API takes it: name, description, input_schema
+                   ) -> Tool:
     "A `Tool` from an Anthropic tool dict (`name`, `description`, `input_schema`)."
     name = _need(d, "name", "?", "Anthropic", "give the tool a name")
     return cls(name, d.get("description", ""),
@@ -525,7 +531,9 @@ Tool.from_anthropic = _from_anthropic
 
 # %% ../nbs/00_core.ipynb #33f35807
 @classmethod
-def _from_openai(cls, d: dict) -> Tool:
+def _from_openai(cls,
+                 d: dict   # a tool as OpenAI's API takes it, with or without the `function` wrapper
+                ) -> Tool:
     """A `Tool` from an OpenAI or BFCL function dict, with or without the `{'type': 'function', 'function': ...}`
     wrapper."""
     f = d["function"] if isinstance(d.get("function"), dict) else d
@@ -536,7 +544,9 @@ Tool.from_openai = _from_openai
 
 # %% ../nbs/00_core.ipynb #5ab3ddcc
 @classmethod
-def _from_mcp(cls, d: dict) -> Tool:
+def _from_mcp(cls,
+              d: dict   # a tool as an MCP server lists it: name, description, inputSchema
+             ) -> Tool:
     "A `Tool` from one entry of an MCP `tools/list` result (`inputSchema`, optional `outputSchema`)."
     name = _need(d, "name", "?", "MCP", "give the tool a name")
     effect = None
@@ -553,7 +563,9 @@ Tool.from_mcp = _from_mcp
 
 # %% ../nbs/00_core.ipynb #c5a7de00
 @classmethod
-def _from_any(cls, x) -> Tool:
+def _from_any(cls,
+              x   # a `Tool`, a typed function, or an Anthropic, OpenAI or MCP tool dict
+             ) -> Tool:
     "A `Tool` from a function, a `Tool`, or an Anthropic, OpenAI, BFCL or MCP dict."
     if isinstance(x, Tool): return x
     if not isinstance(x, dict) and hasattr(x, "args_schema") and hasattr(x, "name"):     # a LangChain tool object

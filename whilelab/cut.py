@@ -187,7 +187,7 @@ class SituationEnv:
               seed: int,                # run seed
               arm: str = "structured",  # the search arm it came from
               prompt=None,              # the conversation so far
-              **_
+              **_                       # what a caller passes on; unused
              ) -> None:
         from whilelab.rollout import situation_from_cell
         self.situation = situation_from_cell(dict(cell), self.spec, seed, arm, situation_id=situation_id)

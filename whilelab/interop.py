@@ -306,7 +306,10 @@ class InspectAgent:
         self.model, self.spec, self.system = model, spec, system
         self.name, self.family, self.sampling = f"inspect:{model}", str(model).split("/")[0], {"model": str(model)}
         self._tools = [tool_info(t) for t in spec.tools]
-    async def respond(self, messages, ctx):
+    async def respond(self,
+                      messages,        # the conversation so far, as whilelab messages
+                      ctx              # the turn's context (situation, sample, seed); unused here
+                     ):
         "The model's next turn, as an assistant message with its usage."
         from inspect_ai.model import ChatMessageSystem
         system = [ChatMessageSystem(content=self.spec.policy)] if self.system else []

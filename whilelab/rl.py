@@ -74,10 +74,18 @@ class SituationEnvironment(Environment):
         self.user, self._ep = user or TemplateUser(self.opts.rollout), None
         self.run_id = "o" + stable_hash(self.spec.policy_version, self.opts.seed, n=10)
     # OpenEnv's abstract methods, here so the class can be made; the async ones below do the work
-    def reset(self, seed: Optional[int] = None, episode_id: Optional[str] = None, **kwargs: Any) -> TurnObservation:
+    def reset(self,
+              seed: Optional[int] = None,        # picks the plan's situation number seed (mod their count)
+              episode_id: Optional[str] = None,  # the episode's id (default: situation/phrasing/sample)
+              **kwargs: Any                      # passed on to `reset_async` (situation_id, phrasing, sample)
+             ) -> TurnObservation:
         "`reset_async` from sync code."
         return run_sync(self.reset_async(seed=seed, episode_id=episode_id, **kwargs))
-    def step(self, action: ToolAction, timeout_s: Optional[float] = None, **kwargs: Any) -> TurnObservation:
+    def step(self,
+             action: ToolAction,                # the agent's tool call or reply
+             timeout_s: Optional[float] = None, # unused: the sandbox answers at once
+             **kwargs: Any                      # what OpenEnv's server passes on; unused
+            ) -> TurnObservation:
         "`step_async` from sync code."
         return run_sync(self.step_async(action, timeout_s=timeout_s, **kwargs))
     @property

@@ -104,7 +104,15 @@ class RayExecutor:
         return shard(jobs, max(1, int(self.cpus() / self.options.cpus_per_shard)) * self.options.shards_per_slot)
 
 # %% ../nbs/09_scale.ipynb #5ab3c459
-async def _stream(self, jobs, spec, agent, user, seed, opts, run_id):
+async def _stream(self,
+                  jobs: list,             # (situation, phrasing, sample) triples
+                  spec: AgentSpec,        # the agent: tools and policy
+                  agent: object,          # the agent under test
+                  user: object,           # the simulated person
+                  seed: int,              # run seed
+                  opts: RolloutOptions,   # rollout options
+                  run_id: str             # the run every row names
+                 ):
     "Rows of `jobs` as their batches arrive from the shard tasks."
     if not jobs: return                  # a resumed run with nothing left to play needs no cluster
     ray = self.connect()

@@ -1305,7 +1305,7 @@ def staked(self: Schema,
 @patch
 def owner_of(self: Sandbox,
              entity: str,   # the record's entity
-             rid,           # its id
+             rid: str | int,  # its id (a key column's value: text or a number)
              hops: int = 4  # how many references to follow (a reading -> its meter -> its account)
             ):
     "The id of the owner record `rid` belongs to, following its references to other records; None if none leads there."
