@@ -15,7 +15,7 @@ from .world import _synth, _field, _identifying, _type_ok, _example_values
 from .world import _is_name, _words, _BIRTH
 
 # %% auto #0
-__all__ = ['as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_leaves', 'assistant_msg', 'tool_msg',
+__all__ = ['as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_leaves', 'assistant_msg', 'tool_msg', 'call_record',
            'to_anthropic', 'Ctx', 'as_reply', 'as_agent', 'TransientError', 'is_transient', 'retry_after',
            'with_retries', 'row_key', 'Encoded', 'StoreBusy', 'hold_lock', 'let_go_of_stores', 'RowStore', 'iter_rows',
            'read_rows', 'signature', 'add_usage', 'play', 'merged', 'play_all', 'LocalExecutor', 'StoredRows', 'Played',
@@ -288,6 +288,17 @@ def _planned(box, name: str, args) -> bool:
     if name != tool: return False
     args = args if isinstance(args, dict) else {}
     return all(str(args.get(p)).strip().lower() == str(v).strip().lower() for p, v in wanted.items())
+
+# %% ../nbs/05_rollout.ipynb #856c3d88
+def call_record(box,          # the situation's world (`Situation.sandbox`), which knows the planned call
+                name: str,    # the tool called
+                args,         # its arguments
+                res: dict     # the world's answer
+               ) -> dict:
+    """A call as a row keeps it: the tool, its status, the world that answered, and (for the planned call) what the
+    world itself said before any fault. Every place that plays a situation records calls with it."""
+    said = {"world_said": res["world_said"]} if "world_said" in res and _planned(box, name, args) else {}
+    return {"tool": name, "status": res["status"], **({"by": res["by"]} if res.get("by") else {}), **said}
 
 # %% ../nbs/05_rollout.ipynb #8619bc6a
 def _append(out: list, role: str, content):
@@ -611,8 +622,7 @@ async def _answer_calls(box, msg: dict, messages: list, calls: list):
         # your functions run off the loop (rollouts' slow calls overlap); an MCP server answers over the wire
         res = box.call(name, args, awaitable=True) if isinstance(box, Faulty) else box.call(name, args)
         if inspect.isawaitable(res): res = await res
-        said = {"world_said": res["world_said"]} if "world_said" in res and _planned(box, name, args) else {}
-        calls.append({"tool": name, "status": res["status"], **({"by": res["by"]} if res.get("by") else {}), **said})
+        calls.append(call_record(box, name, args, res))
         messages.append(tool_msg(c["id"], name, res["payload"]))
 
 # %% ../nbs/05_rollout.ipynb #c24f1e12
