@@ -38,6 +38,7 @@ def one(rng, limit: float, resume: bool) -> dict:
             if " rollouts played so far are kept" in part: said = int(part.split()[0])
         out = {"code": p.returncode, "seconds": took, "stopped": "whilelab: stopped." in err,
                "traceback": "Traceback" in err, "kept": said if said is not None else 0, "disk": lines(rows),
+               "tail": err[-600:] if "Traceback" in err else "",
                "honoured": p.returncode == 130 and took <= limit and "whilelab: stopped." in err}
         if resume and p.returncode == 130:
             r = subprocess.run(CMD, cwd=d, env=env, capture_output=True, text=True)
