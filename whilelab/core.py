@@ -989,11 +989,14 @@ _LIVE = []                  # [(loop, task)] of the `run_sync` playing on the ma
 
 def _on_sigint(signum, frame):
     """Ctrl-C while a loop plays: cancel its task and raise `STOP`. A cancellation can be swallowed (3.11's `wait_for`
-    returns a result that lands with it; a task cancelled on its last step), the flag cannot. Twice: at once."""
+    returns a result that lands with it; a task cancelled on its last step), the flag cannot. Raised at once when a
+    task is running (a world call blocking on this thread would hold a cancellation for as long as it takes), or the
+    second time."""
+    import asyncio
     STOP.set()
     if _LIVE:
         loop, task = _LIVE[-1]
-        if not task.done() and not getattr(task, "cancelling", lambda: 0)():
+        if asyncio.current_task(loop) is None and not task.done() and not getattr(task, "cancelling", lambda: 0)():
             task.cancel(); loop.call_soon_threadsafe(lambda: None)   # wakes a loop asleep in select()
             return
     raise KeyboardInterrupt
