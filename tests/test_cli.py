@@ -375,18 +375,67 @@ class Slow:
     def fork(self): new = copy.copy(self); new.shop = self.shop.fork(); return new
 '''
 
+STARTS = 300    # seconds a run may take to write its first row: a generous bound for a busy machine, never a race
+ENDS = 120      # seconds a signalled run may take to exit here (how fast it is honoured: bench/ctrl_c.py measures it)
+
+def _wait_for(cond, p, limit=STARTS):
+    "Wait until `cond()` holds (True), the run `p` ends, or `limit` seconds pass (False)."
+    import time
+    t = time.monotonic()
+    while time.monotonic() - t < limit:
+        if cond(): return True
+        if p.poll() is not None: return False
+        time.sleep(0.05)
+    return False
+
+def _lines(path): return path.read_bytes().count(b"\n") if path.is_file() else 0
+
+def _stopped(p, rows):
+    "Ctrl-C sent to run `p`: it exits 130, says 'stopped' and how many rows it kept, and they are the rows on disk."
+    import signal
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=ENDS)
+    kept = rows.read_text().splitlines()
+    assert p.returncode == 130 and "whilelab: stopped." in err and "Traceback" not in err, err[-2000:]
+    assert kept and f"The {len(kept)} rollouts played so far are kept in k/rows.jsonl" in err, err[-2000:]
+    assert len({(r["situation_id"], r["phrasing"], r["sample"]) for r in map(json.loads, kept)}) == len(kept)
+    return kept
+
 def test_ctrl_c_keeps_the_rows_and_says_so(shop):
-    import signal, time
     (shop / "tools" / "slow.py").write_text(SLOW)
     p = subprocess.Popen(["whilelab", "run", "--world", "tools/slow.py:Slow", "--policy", "policy.md", "--out", "k"],
                          cwd=shop, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    rows, t = shop / "k" / "rows.jsonl", time.time()
-    while not (rows.exists() and rows.stat().st_size) and time.time() - t < 120: time.sleep(0.1)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=120)
-    kept = rows.read_text().splitlines()
-    assert p.returncode == 130 and "whilelab: stopped." in err and "Traceback" not in err, err[-2000:]
-    assert kept and f"The {len(kept)} rollouts played so far are kept in k/rows.jsonl" in err
+    rows = shop / "k" / "rows.jsonl"
+    assert _wait_for(lambda: _lines(rows) > 0, p), p.communicate()[1][-2000:]     # the first row is on disk
+    _stopped(p, rows)
+
+
+BLOCKING = '''"The example shop, whose calls block (a user function sleeping) once the file `block` names the thread they run on."
+import copy, pathlib, threading, time
+from whilelab.worlds import example_shop
+class Blocking:
+    def __init__(self): self.shop = example_shop(); self.tools, self.name = self.shop.tools, "blocking"
+    def call(self, name, arguments):
+        if pathlib.Path("block").exists() and threading.current_thread().name.startswith(pathlib.Path("block").read_text()):
+            with open("blocked", "a") as f: f.write(threading.current_thread().name + "\\n")   # the test's cue
+            time.sleep(25)                       # under the server time-out (30 s): the call is still running
+        return self.shop.call(name, arguments)
+    def state_hash(self): return self.shop.state_hash()
+    def fork(self): new = copy.copy(self); new.shop = self.shop.fork(); return new
+'''
+
+def test_ctrl_c_during_a_world_call_that_blocks(shop):
+    "SIGINT while your function sleeps on a worker thread: the run stops (130), and every finished row is kept."
+    (shop / "tools" / "blocking.py").write_text(BLOCKING)
+    p = subprocess.Popen(["whilelab", "run", "--world", "tools/blocking.py:Blocking", "--policy", "policy.md",
+                          "--out", "k"], cwd=shop, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rows = shop / "k" / "rows.jsonl"
+    assert _wait_for(lambda: _lines(rows) > 0, p), p.communicate()[1][-2000:]
+    (shop / "block").touch()
+    assert _wait_for(lambda: (shop / "blocked").exists(), p), p.communicate()[1][-2000:]
+    before = _lines(rows)
+    kept = _stopped(p, rows)
+    assert len(kept) >= before
 
 
 def test_python_dash_m_runs_the_same_command_line(tmp_path):

@@ -35,7 +35,10 @@ def start(out, mode="plan", gate=None, gate_at=0):
     return subprocess.Popen([sys.executable, "-c", SCRIPT, str(out), mode, str(gate), str(gate_at)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
-def wait_for_rows(path, n, proc, timeout=60):
+STARTS = 300   # seconds a run may take to write its rows or to start: generous for a busy machine, never a race
+ENDS = 120     # seconds a signalled run may take to exit (how fast Ctrl-C is honoured: bench/ctrl_c.py measures it)
+
+def wait_for_rows(path, n, proc, timeout=STARTS):
     t = time.time()
     while time.time() - t < timeout:
         if path.exists() and path.read_bytes().count(b"\n") >= n: return True
@@ -55,7 +58,8 @@ def test_interrupted_run_resumes_without_loss_or_duplicates(tmp_path, reference,
     p = start(tmp_path, gate=gate, gate_at=200)
     assert wait_for_rows(path, 100, p), p.stderr.read()
     assert p.poll() is None                                   # cannot have finished: one rollout waits at the gate
-    p.send_signal(sig); p.wait(60)
+    p.send_signal(sig)
+    assert p.wait(ENDS) == -sig, p.stderr.read()[-2000:]     # an uncaught Ctrl-C ends Python by SIGINT: it was honoured
     partial = path.read_bytes().count(b"\n")
     assert 0 < partial < len(reference)
     gate.touch()
@@ -75,7 +79,7 @@ def test_killed_search_resumes_to_the_same_rows(tmp_path):
     p = start(out, "search", gate, gate_at=len(reference) // 2)
     assert wait_for_rows(out / "rows.jsonl", len(reference) // 3, p), p.stderr.read()
     assert p.poll() is None                                   # cannot have finished: one rollout waits at the gate
-    p.kill(); p.wait(60)
+    p.kill(); p.wait(ENDS)
     gate.touch()
     p = start(out, "search", gate, gate_at=len(reference) // 2); assert p.wait(300) == 0, p.stderr.read()
     assert [strip_timings(r) for r in read_rows(out / "rows.jsonl")] == reference

@@ -53,11 +53,8 @@ def ray_local():
     ray = pytest.importorskip("ray")
     old = os.environ.get("ANTHROPIC_API_KEY")
     os.environ["ANTHROPIC_API_KEY"] = RAY_KEY       # workers inherit the environment Ray starts in: how a cluster gives them a key
-    for attempt in range(3):    # Ray waits a fixed 30 s for its raylet; on a loaded machine the start may miss it
-        try: ray.init(num_cpus=2, include_dashboard=False, object_store_memory=128 * 2**20, log_to_driver=False); break
-        except Exception as e:
-            if "timed out during startup" not in str(e) or attempt == 2: raise
-            ray.shutdown()
+    from whilelab.scale import start_ray    # tried again if Ray's node misses its fixed 30 s (a busy machine)
+    start_ray(num_cpus=2, include_dashboard=False, object_store_memory=128 * 2**20, log_to_driver=False)
     yield ray
     ray.shutdown()
     if old is None: os.environ.pop("ANTHROPIC_API_KEY", None)

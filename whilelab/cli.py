@@ -7,12 +7,9 @@ from __future__ import annotations
 import argparse, dataclasses, importlib, importlib.util, inspect, json, re, shlex, sys, time, tomllib, types
 import warnings
 from pathlib import Path
-from .core import ROW_SCHEMA, AgentSpec, SchemaError, text_file
 from .defaults import SimOptions, WorldOptions, field_defaults
-
-from .simulate import simulate
-from .rollout import StoreBusy
-from .backends import BackendError
+# the rest is imported where it is used: `whilelab` must answer Ctrl-C from its first moment, and importing the
+# simulation (xarray, numpy: seconds on a busy machine) before `main` can catch it left a traceback and exit -2
 
 # %% auto #0
 __all__ = ['ROLES', 'STATE_NAMES', 'demo', 'options_of', 'options_from', 'options_toml', 'print_options', 'parse_backend',
@@ -58,6 +55,7 @@ def demo(out: str | Path = "demo_run",  # run folder: rows stream there and a se
          quiet: bool = False  # print nothing, show no progress bar
         ):
     "The main job: the built-in example through the offline stand-ins into run folder `out`."
+    from whilelab.simulate import simulate
     t = time.perf_counter()
     sim = simulate(options=SimOptions(seed=seed), out=out, progress=not quiet)
     if not quiet: _print_run(sim, out, time.perf_counter() - t)
@@ -97,6 +95,7 @@ def options_of(cls,
 def options_from(path: str | Path  # a .json or .toml file
                 ) -> SimOptions:
     "`SimOptions` from a JSON or TOML file (by its suffix)."
+    from whilelab.core import text_file
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file. Fix: `whilelab options --toml > {path.name}` writes one")
@@ -185,6 +184,7 @@ def backend(spec: str,            # offline, claude:MODEL, openai:MODEL or opena
 # %% ../nbs/15_cli.ipynb #eb9461f5
 def _read_agent(tools_file, policy_file, tools=None) -> AgentSpec:
     "The agent in `tools_file` (or `tools`, a world's) and `policy_file`, or an error naming the file and the fix."
+    from whilelab.core import AgentSpec, SchemaError, text_file
     policy = text_file(policy_file, "policy text")
     if not policy.strip(): raise ValueError(f"{policy_file}: empty. Fix: write the agent's policy (its rules) in it")
     if tools is None:
@@ -411,6 +411,7 @@ def run(tools_file: str | Path,      # the agent's tools: a JSON list of schemas
         writes: bool = False,       # let the calls that write reach the MCP server or your world
         roots: list | None = None): # the directories the MCP server works on, copied per rollout with `writes`
     "Your agent's tools and policy, played by the backends named, into run folder `out`."
+    from whilelab.simulate import simulate
     opts, executor = options or SimOptions(), None
     _check_places(out, mcp, world, ray, processes)
     world = build_world(mcp, world, writes, facts, opts.world, roots)
@@ -524,6 +525,18 @@ def main(argv: list | None = None  # the arguments (default: the command line)
                    "(needs whilelab[inspect])")
     e.add_argument("--out", metavar="FILE", help="the log file (default: RUN_DIR/inspect/<run id>.eval)")
     a = p.parse_args(argv)
+    try: return _command(a)
+    except KeyboardInterrupt as e:    # from the first moment: an import, a world call, a batch, a re-plan
+        print("whilelab: stopped.", *getattr(e, "__notes__", []), sep="\n", file=sys.stderr); return 130
+    except BrokenPipeError:   # `whilelab demo | head`: the reader left; the files are written
+        sys.stderr.close()
+    return 0
+
+def _command(a) -> int:
+    "The command `a` names, run; 2 and the error's words (no traceback) for an error the user can fix."
+    from whilelab.core import ROW_SCHEMA
+    from whilelab.rollout import StoreBusy
+    from whilelab.backends import BackendError
     try:
         if a.cmd == "demo": demo(a.out, a.seed)
         elif a.cmd == "run":
@@ -535,10 +548,6 @@ def main(argv: list | None = None  # the arguments (default: the command line)
         elif a.cmd == "export": export(a.inspect, a.out)
     except (ValueError, FileNotFoundError, TypeError, ImportError, StoreBusy, BackendError, RuntimeError) as e:
         print(f"whilelab: {e}", *getattr(e, "__notes__", []), sep="\n", file=sys.stderr); return 2
-    except KeyboardInterrupt as e:
-        print("whilelab: stopped.", *getattr(e, "__notes__", []), sep="\n", file=sys.stderr); return 130
-    except BrokenPipeError:   # `whilelab demo | head`: the reader left; the files are written
-        sys.stderr.close()
     return 0
 
 # %% ../nbs/15_cli.ipynb #2282cd62

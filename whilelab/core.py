@@ -14,12 +14,12 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['JSON_TYPES', 'FORMAT_LENGTHS', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'BOILERPLATE',
-           'MIN_SECRET_LEN', 'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'LazyRng', 'SchemaError',
-           'normalize_schema', 'check_refs', 'type_schema', 'parse_docstring', 'guess_effect', 'api_alias', 'Tool',
-           'tools', 'validate_row', 'Kept', 'ungraded_counts', 'graded_rows', 'AgentSpec', 'text_file', 'find_customer',
-           'list_orders', 'get_order', 'cancel_order', 'refund_order', 'update_shipping_address', 'escalate_to_human',
-           'shopfront', 'shared_data', 'content_words', 'env_secrets', 'redact', 'find_secrets', 'close_with_loop',
-           'run_sync']
+           'MIN_SECRET_LEN', 'STOP', 'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'LazyRng',
+           'SchemaError', 'normalize_schema', 'check_refs', 'type_schema', 'parse_docstring', 'guess_effect',
+           'api_alias', 'Tool', 'tools', 'validate_row', 'Kept', 'ungraded_counts', 'graded_rows', 'AgentSpec',
+           'text_file', 'find_customer', 'list_orders', 'get_order', 'cancel_order', 'refund_order',
+           'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data', 'content_words', 'env_secrets',
+           'redact', 'find_secrets', 'close_with_loop', 'stop_if_asked', 'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
 def canonical_json(obj: object  # plain JSON values (and numpy numbers, sets, dates, ids, enums)
@@ -995,10 +995,53 @@ async def close_with_loop(aclose: typing.Callable  # an async close function
     _PARKED.setdefault(key, []).append(closer)
 
 # %% ../nbs/00_core.ipynb #cd5b83ab
+import threading as _threading
+STOP = _threading.Event()   # set by a Ctrl-C while `run_sync` plays; checked per row, per rollout, after each loop
+_LIVE = []                  # [(loop, task)] of the `run_sync` playing on the main thread, for the Ctrl-C handler
+
+def _on_sigint(signum, frame):
+    """Ctrl-C while a loop plays: cancel its task and raise `STOP`. A cancellation can be swallowed (3.11's `wait_for`
+    returns a result that lands with it; a task cancelled on its last step), the flag cannot. Raised at once when a
+    task is running (a world call blocking on this thread would hold a cancellation for as long as it takes), or the
+    second time."""
+    import asyncio
+    STOP.set()
+    if _LIVE:
+        loop, task = _LIVE[-1]
+        if asyncio.current_task(loop) is None and not task.done() and not getattr(task, "cancelling", lambda: 0)():
+            task.cancel(); loop.call_soon_threadsafe(lambda: None)   # wakes a loop asleep in select()
+            return
+    raise KeyboardInterrupt
+
+def stop_if_asked():
+    "Raise `KeyboardInterrupt` if Ctrl-C came while a run played (`STOP`): where a loop of rollouts checks it."
+    if STOP.is_set(): raise KeyboardInterrupt
+
+def _run_here(main):
+    "`asyncio.run(main())` with whilelab's Ctrl-C handler while it plays, when this is the main thread's own loop."
+    import asyncio, signal
+    if _threading.current_thread() is not _threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) not in (signal.default_int_handler, _on_sigint):
+        return asyncio.run(main())         # a handler of the caller's own is left alone
+    before, outer = signal.getsignal(signal.SIGINT), not _LIVE
+    if outer: STOP.clear()                 # a new run: an earlier Ctrl-C, caught by its caller, is not this one's
+    stop_if_asked()
+    with asyncio.Runner() as runner:
+        task = runner.get_loop().create_task(main())
+        _LIVE.append((runner.get_loop(), task))
+        signal.signal(signal.SIGINT, _on_sigint)   # asyncio.Runner sees a handler of ours and installs none
+        try: runner.get_loop().run_until_complete(task)
+        except asyncio.CancelledError:
+            if STOP.is_set(): raise KeyboardInterrupt from None
+            raise
+        finally:
+            _LIVE.pop(); signal.signal(signal.SIGINT, before)
+    stop_if_asked()                        # the task swallowed its cancellation and finished: Ctrl-C stands
+
 def run_sync(coro: typing.Coroutine  # a coroutine
             ):
     """Run `coro` to completion from sync code, or from inside a running event loop (Jupyter); clients opened on the
-    way are closed."""
+    way are closed. Ctrl-C stops it, whatever it awaits: `KeyboardInterrupt`."""
     import asyncio, threading
     out = {}
     # asyncio.run (3.11) builds the repr of its finished task, result and all, when it puts back the Ctrl-C handler:
@@ -1006,7 +1049,7 @@ def run_sync(coro: typing.Coroutine  # a coroutine
     async def main(): out["value"] = await coro
     try: asyncio.get_running_loop()
     except RuntimeError:
-        asyncio.run(main())
+        _run_here(main)
         return out["value"]
     def target():
         try: asyncio.run(main())

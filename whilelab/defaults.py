@@ -415,6 +415,8 @@ class RayOptions:
                               "rows it sends twice", lo=0)
     object_store_mb: int = _d(256, "object store of a local instance whilelab starts itself: rows are small and "
                                    "read at once (Ray's default takes 30% of RAM)", lo=64)
+    start_tries: int = _d(3, "starts of a local instance: Ray waits a fixed 30 s for its node, which a busy machine "
+                             "(load 5-9) can miss; the next start, after a shutdown, usually makes it", lo=1)
 
 # %% ../nbs/04_defaults.ipynb #85b66be0
 @named

@@ -9,6 +9,7 @@ from fastcore.basics import patch
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, derive_seed, rng_for, redact, run_sync
+from .core import STOP, stop_if_asked
 from .defaults import RolloutOptions, WorldOptions
 from .world import Sandbox, Schema, Faulty, values_in, answer_kind, KIND_OF_WORLD, WORLD_OF_KIND, HOLDS
 from .world import _synth, _field, _identifying, _type_ok, _example_values
@@ -707,6 +708,7 @@ async def play_all(jobs: list,            # (situation, phrasing, sample) triple
     schema, it = Schema(spec.tools, records=jobs[0][0].world.schema.records if len(jobs) else None), iter(jobs)
     async def worker():                  # `play` turns backend failures into rows: an exception here is a bug, and surfaces
         for s, p, k in it:
+            if STOP.is_set(): return     # Ctrl-C: no new rollout starts, even where a cancellation was swallowed
             yield await play(Ctx(s, p, k, seed, spec, schema, opts=opts), agent, user, opts, run_id)
             # yield: stand-ins never suspend, and Ctrl-C and the other workers need the loop
             await asyncio.sleep(0)
@@ -855,6 +857,7 @@ async def _take(stream, st, keep: bool, spend: Spend, bar, own_bar: bool, finish
         if bar is not None: bar.update(1)
         if bar is not None and own_bar: bar.set_postfix_str(spend.to_finish(bar.total - bar.n), refresh=False)
         if stop: break      # leaving the stream cancels the rollouts in flight; every finished row is kept
+        stop_if_asked()     # Ctrl-C, even where its cancellation was swallowed: this row is stored, none after it
     return rows
 
 # %% ../nbs/05_rollout.ipynb #8bf84e2c

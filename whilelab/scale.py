@@ -10,7 +10,7 @@ from .defaults import RayOptions, ProcessOptions
 from .rollout import play_all, merged, Encoded, let_go_of_stores
 
 # %% auto #0
-__all__ = ['shard', 'play_shard', 'RayExecutor', 'ProcessExecutor']
+__all__ = ['shard', 'play_shard', 'start_ray', 'RayExecutor', 'ProcessExecutor']
 
 # %% ../nbs/09_scale.ipynb #24acc8cd
 def shard(jobs: list,  # (situation, phrasing, sample) triples
@@ -65,6 +65,17 @@ def _ray():
         raise ImportError("RayExecutor needs Ray. Fix: pip install 'whilelab[ray]' (or pip install ray)") from None
     return ray
 
+def start_ray(tries: int | None = None,  # starts to try (default: `RayOptions().start_tries`)
+              **init_kw                  # for `ray.init` (num_cpus=, object_store_memory=, ...)
+             ):
+    "`ray.init(**init_kw)` for a local instance, started again after a start that timed out (a busy machine)."
+    ray, tries = _ray(), tries or RayOptions().start_tries
+    for attempt in range(tries):
+        try: return ray.init(**init_kw)
+        except Exception as e:   # Ray says only this, in words, when its node missed its fixed 30 s
+            if "timed out during startup" not in str(e) or attempt == tries - 1: raise
+            ray.shutdown()
+
 # %% ../nbs/09_scale.ipynb #f86a532e
 class RayExecutor:
     """Plays rollouts on Ray: situations sharded to streaming tasks that play with `play_all`; rows come back in
@@ -89,8 +100,8 @@ class RayExecutor:
         ray = _ray()
         if not ray.is_initialized():
             if self.address or os.environ.get("RAY_ADDRESS"): ray.init(address=self.address, **self.init_kw)
-            else: ray.init(num_cpus=self.num_cpus, object_store_memory=self.options.object_store_mb * 2**20,
-                           include_dashboard=False, **self.init_kw)
+            else: start_ray(self.options.start_tries, num_cpus=self.num_cpus, include_dashboard=False,
+                            object_store_memory=self.options.object_store_mb * 2**20, **self.init_kw)
         return ray
 
     def cpus(self) -> int:

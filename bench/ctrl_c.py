@@ -1,0 +1,72 @@
+"""Ctrl-C on `whilelab run`: SIGINT at seeded random moments, and whether it is honoured.
+
+Each try starts `whilelab run` on the built-in example shop (offline), waits a random time (seeded) after the first
+row reaches disk (or from the start, for a third of the tries), sends SIGINT, and times the exit. A try is honoured
+when the run exits with 130 within `--limit` seconds and says 'stopped'. With `--resume`, the run is then played to
+its end and its rows checked for duplicates.
+
+    python bench/ctrl_c.py [--tries 50] [--seed 0] [--limit 1.0] [--resume]
+"""
+import argparse, json, os, random, signal, subprocess, sys, tempfile, time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CMD = [sys.executable, "-m", "whilelab.cli", "run", "--world", "whilelab.worlds:example_shop", "--policy", "policy.md",
+       "--out", "r"]
+POLICY = "Only cancel pending orders. Ask before cancelling anything."
+
+def lines(p: Path) -> int: return p.read_bytes().count(b"\n") if p.is_file() else 0
+
+def one(rng, limit: float, resume: bool) -> dict:
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d); (d / "policy.md").write_text(POLICY)
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        p = subprocess.Popen(CMD, cwd=d, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        rows, t = d / "r" / "rows.jsonl", time.monotonic()
+        from_start = rng.random() < 1 / 3
+        if not from_start:
+            while not lines(rows) and p.poll() is None and time.monotonic() - t < 300: time.sleep(0.005)
+        time.sleep(rng.uniform(0, 4.0 if from_start else 8.0))
+        if p.poll() is not None:
+            p.communicate(); return {"finished_first": True}
+        p.send_signal(signal.SIGINT); sent = time.monotonic()
+        try: _, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired: p.kill(); _, err = p.communicate()
+        took, said = time.monotonic() - sent, None
+        for part in err.split("The ")[1:]:
+            if " rollouts played so far are kept" in part: said = int(part.split()[0])
+        out = {"code": p.returncode, "seconds": took, "stopped": "whilelab: stopped." in err,
+               "traceback": "Traceback" in err, "kept": said if said is not None else 0, "disk": lines(rows),
+               "tail": err[-600:] if "Traceback" in err else "",
+               "honoured": p.returncode == 130 and took <= limit and "whilelab: stopped." in err}
+        if resume and p.returncode == 130:
+            r = subprocess.run(CMD, cwd=d, env=env, capture_output=True, text=True)
+            keys = [(x["situation_id"], x["phrasing"], x["sample"]) for x in map(json.loads, rows.open())]
+            out["resume_code"], out["duplicates"] = r.returncode, len(keys) - len(set(keys))
+        return out
+
+def main():
+    a = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    a.add_argument("--tries", type=int, default=50); a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--limit", type=float, default=1.0, help="seconds a SIGINT may take to end the run")
+    a.add_argument("--resume", action="store_true", help="play each stopped run to its end and count duplicates")
+    a = a.parse_args()
+    rng, res = random.Random(a.seed), []
+    for i in range(a.tries):
+        r = one(rng, a.limit, a.resume); res.append(r)
+        print(f"try {i}: {r}", file=sys.stderr, flush=True)
+    sig = [r for r in res if not r.get("finished_first")]
+    secs = sorted(r["seconds"] for r in sig)
+    print(f"\n| tries | signalled | honoured within {a.limit:g} s | exit codes | median / max s to exit "
+          "| rows kept == rows on disk | tracebacks | resumed: duplicates |")
+    print("|---|---|---|---|---|---|---|---|")
+    codes = ", ".join(f"{c}: {n}" for c, n in sorted(Counter(r["code"] for r in sig).items()))
+    same = sum(r["kept"] == r["disk"] for r in sig)
+    dup = (f"{sum(r.get('duplicates', 0) for r in sig)} in {sum('duplicates' in r for r in sig)} resumed"
+           if a.resume else "not run")
+    med = f"{secs[len(secs) // 2]:.2f} / {secs[-1]:.2f}" if secs else "-"
+    print(f"| {a.tries} | {len(sig)} | {sum(r['honoured'] for r in sig)} | {codes} | {med} | {same} of {len(sig)} "
+          f"| {sum(r['traceback'] for r in sig)} | {dup} |")
+
+if __name__ == "__main__": main()
