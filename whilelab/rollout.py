@@ -236,8 +236,8 @@ def situation_from_cell(cell: dict,                       # a plan cell: axis ->
     box = Sandbox(spec.tools, seed=wseed, options=options, records=records)
     t, role, want = box.schema.tools[tool], box.schema.role[tool], cell.get("world", "exists")
     facts = getattr(world, "facts", None) or {}
-    # the world decides, tried: the sandbox, or your code where the person can name its records
-    if want in KIND_OF_WORLD and (world is None or (records and hasattr(world, "for_situation"))):
+    # your code decides, tried, where the person can name its records (the sandbox holds a cell by construction)
+    if want in KIND_OF_WORLD and records and hasattr(world, "for_situation"):
         box, know, details, plays, realized = _realize(box, world, want, t, role, facts, seed, sid)
     else:
         know = box.prepare(want, tool, rng_for(seed, "prepare", sid))

@@ -464,7 +464,8 @@ def _try_plan(self: Search):
     self._possible([situation_from_cell(c, self.spec, self.options.seed, world=self.world, options=self.options.world)
                     for c in firsts.values()])
     if not self.impossible or self.options.strength != 2: return
-    self.cells = plan_cells(covering_array(self.axes, 2, self.options.seed, constraints=self.impossible_pairs()))
+    try: self.cells = plan_cells(covering_array(self.axes, 2, self.options.seed, constraints=self.impossible_pairs()))
+    except NoCellLeft: self.cells = []       # no cell of these axes can happen in this world: nothing is owed
 
 # %% ../nbs/03_search.ipynb #e49f2cc2
 @patch
