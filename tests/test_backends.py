@@ -84,7 +84,7 @@ def play(a, user=None, sit=SITUATION, **kw):
 def test_claude_agent_speaks_the_messages_api_and_records_usage_and_cost():
     srv = Strict(looks_up())
     row = play(agent(srv))
-    assert row["error"] is None and row["calls"] == [{"tool": "get_order", "status": "ok"}] and srv.refused == []
+    assert row["error"] is None and row["calls"] == [{"tool": "get_order", "status": "ok", "world_said": "ok"}] and srv.refused == []
     second = srv.calls[1]
     assert second["system"][0]["text"] == SPEC.policy and {t["name"] for t in second["tools"]} == {t.name for t in SPEC.tools}
     tr = second["messages"][-1]["content"][0]

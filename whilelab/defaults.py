@@ -99,6 +99,9 @@ class _WorldRecords:
                               ("exchange", "exchange requested"), ("refund", "refunded")),
                              "the status a write sets when the world has none its verb names (tau-bench retail's "
                              "statuses: a return is requested, not done)")
+    realize_tries: int = _d(24, "records a world you bring is tried with before a cell is called impossible for it: "
+                                "every record of a small table, and of each status in a larger one; each try costs a "
+                                "copy of the state and one call, and its answer is cached", lo=1)
 
 # %% ../nbs/04_defaults.ipynb #5e154f5f
 @dataclass(frozen=True)
