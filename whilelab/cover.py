@@ -689,6 +689,12 @@ def _bin_labels(bins) -> list[str]:
     return [f"{a}" if a == b else f"{a}-{b}" for a, b in zip(lo, hi)]
 
 
+# %% ../nbs/02_cover.ipynb #cc50f9ac
+def _bin_ticks(bins) -> list[float]:
+    "Where each colour bin's label goes: the middle of its swatch, however many counts the bin holds."
+    b = np.asarray(bins, float)
+    return [float(x) for x in (b[:-1] + b[1:]) / 2]
+
 # %% ../nbs/02_cover.ipynb #0117ccd8
 FIGURE_FORMATS = ("pdf", "svg", "png")
 
@@ -722,11 +728,58 @@ def _unseen_ticks(ax) -> list:
         out += [t for t in axis.get_ticklabels(which="both") if not lo - eps <= t.get_position()[i] <= hi + eps]
     return out
 
+# %% ../nbs/02_cover.ipynb #e66bcbd6
+def _shown_ticks(axis) -> list[list]:
+    "An axis's tick labels that print (visible, with text, in its view): a list a side, bottom or left, top or right."
+    hidden = {id(t) for t in _unseen_ticks(axis.axes)}
+    ticks = [t for t in axis.get_major_ticks() + axis.get_minor_ticks() if t.get_visible()]
+    return [[l for l in (getattr(t, side) for t in ticks) if l.get_visible() and l.get_text().strip()
+             and id(l) not in hidden] for side in ("label1", "label2")]
+
+# %% ../nbs/02_cover.ipynb #e42bf5e3
+def _ticks_touching(fig, r, gap: float) -> list[tuple]:
+    "Neighbouring tick labels on one side of an axis with under `gap` pixels between them along it: (text, text)."
+    from matplotlib.axis import Axis
+    out = []
+    for axis in fig.findobj(lambda a: isinstance(a, Axis) and a.axis_name in "xy" and a.get_visible()):
+        if not axis.axes.axison: continue
+        k = "xy".index(axis.axis_name)
+        for side in _shown_ticks(axis):
+            boxes = sorted(((t.get_window_extent(r).get_points(), t.get_text().strip()[:40]) for t in side),
+                           key=lambda b: b[0][:, k].mean())
+            for (a, sa), (b, sb) in zip(boxes, boxes[1:]):
+                across = min(a[1, 1 - k], b[1, 1 - k]) - max(a[0, 1 - k], b[0, 1 - k])
+                if across > 0 and b[0, k] - a[1, k] < gap: out.append((sa, sb))
+    return out
+
+# %% ../nbs/02_cover.ipynb #55f69c6b
+def _key_drift(fig, r) -> list[str]:
+    """Labels of a discrete colour bar (a `BoundaryNorm`'s bins, or given boundaries) whose middle is more than a tenth
+    of a swatch from the middle of the swatch its tick is in: the label names a swatch it does not sit on."""
+    out = []
+    for ax in fig.axes:
+        cb = getattr(ax, "_colorbar", None)
+        if cb is None or (cb.boundaries is None and not hasattr(cb.norm, "boundaries")): continue
+        edges = np.asarray(cb.norm.boundaries if cb.boundaries is None else cb.boundaries, float)
+        k = 0 if cb.orientation == "horizontal" else 1
+        px = ax.transData.transform(np.c_[edges, edges])[:, k]            # each edge along the bar, in pixels
+        for t in [l for side in _shown_ticks(cb.long_axis) for l in side]:
+            i = int(np.searchsorted(edges, t.get_position()[k])) - 1
+            if not 0 <= i < len(edges) - 1: continue                        # off the bar: not a swatch's label
+            mid, w = (px[i] + px[i + 1]) / 2, abs(px[i + 1] - px[i])
+            off = abs(t.get_window_extent(r).get_points()[:, k].mean() - mid)
+            if off > max(1.0, 0.1 * w):
+                said = t.get_text().strip()[:40]
+                out.append(f"colour-bar label {said!r} is {off / w:.0%} of a swatch off its middle")
+    return out
+
 # %% ../nbs/02_cover.ipynb #a20cf504
 def figure_problems(fig: object,                       # a matplotlib figure
                     options: FigureOptions | None = None  # its smallest readable text (`font_min`)
                    ) -> list[str]:
-    "What would not print: text under `font_min` points, text outside the figure, two texts over each other."
+    """What would not print: text under `font_min` points, text outside the figure, two texts over each other, tick
+    labels under `tick_gap` points apart, a discrete colour bar's labels off their swatches, a figure taller than
+    `height_max` inches."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     o = options or FigureOptions()
     if not hasattr(fig.canvas, "get_renderer"): FigureCanvasAgg(fig)      # measured as it prints, with any backend
@@ -746,6 +799,12 @@ def figure_problems(fig: object,                       # a matplotlib figure
         h = np.minimum(y1[:, None], y1[None]) - np.maximum(y0[:, None], y0[None])
         for i, j in zip(*np.nonzero(np.triu((w > 1) & (h > 1), 1))):
             out.append(f"{seen[i][0]!r} and {seen[j][0]!r} overlap")
+    said = set(out)
+    out += [f"tick labels {a!r} and {b!r} touch" for a, b in _ticks_touching(fig, r, o.tick_gap * fig.dpi / 72)
+            if f"{a!r} and {b!r} overlap" not in said and f"{b!r} and {a!r} overlap" not in said]
+    out += _key_drift(fig, r)
+    if (tall := fig.get_size_inches()[1]) > o.height_max + 1e-9:
+        out.append(f"the figure is {tall:.2f} in tall: a page holds {o.height_max:g} in (`height_max`)")
     return out
 
 # %% ../nbs/02_cover.ipynb #b2eafc78
@@ -902,7 +961,7 @@ def _plot_values(cov, W: float, pt: float, o, title: str, numbers: bool | None =
     for r, c in impossible: M[r, c] = np.nan
     top = max(int(np.nanmax(M)) if np.isfinite(M).any() and np.nanmax(M) > 0 else 1, count_max or 0)
     bins, unit = _count_bins(top), "rollout" if cov.attrs.get("rollouts") else "cell"
-    key = ([b + 0.5 for b in bins[:-1]], _bin_labels(bins), f"{unit}s holding the pair (count)")
+    key = (_bin_ticks(bins), _bin_labels(bins), f"{unit}s holding the pair (count)")
     rlab, clab = [x for n in rows for x in lab[n]], [x for n in cols for x in lab[n]]
     fig, ax, _ = _grid(M, rlab, clab, ((rows, rs), (cols, cs)), W, pt, _coverage_title(cov, title), key,
                        _holes(len(impossible), len(missing_pairs(cov)), unit), _blues(), BoundaryNorm(bins, 256),

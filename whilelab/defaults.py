@@ -475,6 +475,10 @@ class FigureOptions:
     marker_size: float = _d(3.0, "a marker's size in points: seen at a column's width, small beside 8 pt text", lo=0.0)
     gap_margin: float = _d(1.8, "inches of a gap figure's width and height left to its labels, title and legend: the "
                                 "longest tool and condition names at 8 pt", lo=0.0)
+    height_max: float = _d(8.0, "the tallest figure a page takes at any width: a letter page's text is 9 in tall "
+                                "(A4's 9.7 in), less a caption's lines under it", lo=1.0)
+    tick_gap: float = _d(0.5, "points of paper kept between neighbouring tick labels: under half a point two labels "
+                              "print as one", lo=0.0)
 
 # %% ../nbs/04_defaults.ipynb #e75ec111
 @named

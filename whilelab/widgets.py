@@ -508,7 +508,7 @@ def _coverage_png(self: SearchPanel, cov) -> bytes:
     import matplotlib.pyplot as plt
     from matplotlib.colors import BoundaryNorm
     from whilelab.cover import plot_coverage, _pair_matrix, _coverage_title, _holes, missing_pairs
-    from whilelab.cover import _count_bins, _bin_labels, _key_height, _font, _label_key
+    from whilelab.cover import _count_bins, _bin_labels, _bin_ticks, _key_height, _font, _label_key
     *_, M, impossible = _pair_matrix(cov)
     for r, c in impossible: M[r, c] = np.nan
     top = int(np.nanmax(M)) if np.isfinite(M).any() and np.nanmax(M) > 0 else 1
@@ -525,7 +525,7 @@ def _coverage_png(self: SearchPanel, cov) -> bytes:
         im[0].set_data(np.ma.masked_where(~(M > 0), M)); im[0].set_norm(norm)
         if list(bar.norm.boundaries) != list(bins): bar.mappable.set_norm(norm)   # the colour bins grew
         pt = _font(o.width, o)
-        _label_key(bar, [b + 0.5 for b in bins[:-1]], labels, _key_height(labels, 0.45 * o.width - 0.1, pt)[1],
+        _label_key(bar, _bin_ticks(bins), labels, _key_height(labels, 0.45 * o.width - 0.1, pt)[1],
                    f"{unit}s holding the pair (count)", pt)
         im[1].set_data(np.ma.masked_where(M != 0, M))
         fig._suptitle.set_text(_coverage_title(cov, "delivered"))
