@@ -52,7 +52,8 @@ def looks_up(faults=()):
             return status, headers, {"type": "error", "error": {"type": kind, "message": "x"}}
         last = body["messages"][-1]
         if isinstance(last["content"], list) and any(b.get("type") == "tool_result" for b in last["content"]):
-            return message([{"type": "text", "text": "Here is your order. It is on its way."}])
+            status = re.search(r'\\?"status\\?":\s*\\?"(\w+)', json.dumps(last["content"]))  # tells what it read
+            return message([{"type": "text", "text": f"Here is your order: it is {status.group(1) if status else 'found'}."}])
         return message(
             [
                 {"type": "text", "text": "Let me look that up."},
