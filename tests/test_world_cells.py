@@ -143,7 +143,7 @@ def test_on_a_drawn_schema_the_sandbox_holds_what_it_tried(seed, want):
     spec = _spec_of(d["tools"], d["policy"], None)
     for t in spec.tools:
         s = situation_from_cell({"tool": t.name, "world": want, "condition": "ok"}, spec, seed=seed)
-        if "impossible" in s.realized: continue
+        if "impossible" in (s.realized or {}): continue
         from whilelab.world import answer_kind, HOLDS
         res = s.sandbox().call(t.name, {**s.planned_args(), **s.goal["details"]})
         assert answer_kind(res) in HOLDS[want], (t.name, want, s.know, s.goal["details"], res)

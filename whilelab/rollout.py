@@ -214,6 +214,16 @@ def _realize(base: Sandbox, world, want: str, t: Tool, role: dict, facts: dict, 
            f"{len(cands)} tried, answered {said}")
     return box, know, details, ready(box), {"impossible": why, "tries": len(cands)}
 
+# %% ../nbs/05_rollout.ipynb #e04db810
+def _sandbox_holds(box: Sandbox, want: str, tool: str, args: dict) -> dict | None:
+    """None where the sandbox alone answers the planned call as `want` needs (refused, or not found); else why the cell
+    is impossible: a read is never refused, a record with no status the tool needs is never ineligible, a tool that
+    creates its record finds nothing missing."""
+    kind = _probe(box, tool, args)
+    if kind in HOLDS[want]: return None
+    return {"impossible": f"the sandbox answers {tool} {kind or 'nothing'} for a record arranged '{want}': none of its "
+                          f"records can be {want} for this tool", "tries": 1}
+
 # %% ../nbs/05_rollout.ipynb #993f7990
 def situation_from_cell(cell: dict,                       # a plan cell: axis -> value
                         spec: AgentSpec,                  # the agent: its tools and policy
@@ -245,6 +255,7 @@ def situation_from_cell(cell: dict,                       # a plan cell: axis ->
         plays = None if world is None else world.for_situation(box) if hasattr(world, "for_situation") else world.fork()
     cond = cell.get("condition", "ok")
     args = {**{p: know[p] for p in t.required if p in know}, **details}
+    if world is None and want in box.options.sandbox_tries: realized = _sandbox_holds(box, want, t.name, args)
     reference = _reference(box if plays is None else plays, t, role, args, cond, box.options.stop_faults)
     faults = [] if cond in (None, "ok") else [{"tool": tool, "fault": cond}]
     return Situation(sid, dict(cell), arm, seed, know, {"tool": tool, "details": details, "kind": role["kind"]},
@@ -291,9 +302,9 @@ def _planned(box, name: str, args) -> bool:
     return all(str(args.get(p)).strip().lower() == str(v).strip().lower() for p, v in wanted.items())
 
 # %% ../nbs/05_rollout.ipynb #856c3d88
-def call_record(box,          # the situation's world (`Situation.sandbox`), which knows the planned call
+def call_record(box: Sandbox, # the situation's world (`Situation.sandbox`), which knows the planned call
                 name: str,    # the tool called
-                args,         # its arguments
+                args: dict | str, # its arguments (as the agent sent them: unparsed text too)
                 res: dict     # the world's answer
                ) -> dict:
     """A call as a row keeps it: the tool, its status, the world that answered, and (for the planned call) what the

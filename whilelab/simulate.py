@@ -104,10 +104,14 @@ def summary(self: Simulation) -> dict:
 # %% ../nbs/13_simulate.ipynb #74a8b4f5
 @patch
 def undelivered_pairs(self: Simulation) -> list[dict]:
-    "Every pair the plan owes that no row delivered, with the reasons of the undeliverable cells that hold it."
-    out = []
+    """Every pair the plan owes that no row delivered, with the reasons of the undeliverable cells that hold it: cells
+    of the search's, or (tool, world) pairs trying found impossible in the plan's cells that hold it."""
+    out, cells = [], plan_cells(self.plan)
+    fits = lambda part, c: all(c.get(x) == v for x, v in part.items())
     for a, va, b, vb in missing_pairs(self.coverage):
-        why = sorted({u["reason"] for u in self.undeliverable if u["cell"].get(a) == va and u["cell"].get(b) == vb})
+        holding = [c for c in cells if c.get(a) == va and c.get(b) == vb]
+        why = sorted({u["reason"] for u in self.undeliverable if fits({a: va, b: vb}, u["cell"])
+                      or u.get("impossible") and any(fits(u["impossible"], c) for c in holding)})
         out.append({"pair": {a: va, b: vb}, "reasons": why or ["no row holding it delivered its cell"]})
     return out
 
