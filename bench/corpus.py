@@ -58,7 +58,9 @@ def build(name: str, tmp: str) -> dict:
                     policy="- Tell the person the time in the zone they ask for.\n- Convert times only between "
                            "zones the person names.\n- If the tool fails, say so.")
     repo = gitrepo.make_repo(Path(tmp) / "choir")
-    return dict(world=MCPWorld(sys.executable, gitrepo.server_args(repo), writes=True), policy=gitrepo.POLICY)
+    # the path the server serves is a fact no schema can guess: a user passes it, as the CLI's --fact does
+    return dict(world=MCPWorld(sys.executable, gitrepo.server_args(repo), writes=True, facts={"repo_path": [str(repo)]}),
+                policy=gitrepo.POLICY)
 
 
 def measure(name: str, seed: int, k: int, budget: int | None) -> dict:

@@ -215,13 +215,14 @@ def _realize(base: Sandbox, world, want: str, t: Tool, role: dict, facts: dict, 
     return box, know, details, ready(box), {"impossible": why, "tries": len(cands)}
 
 # %% ../nbs/05_rollout.ipynb #e04db810
-def _sandbox_holds(box: Sandbox, want: str, tool: str, args: dict) -> dict | None:
-    """None where the sandbox alone answers the planned call as `want` needs (refused, or not found); else why the cell
-    is impossible: a read is never refused, a record with no status the tool needs is never ineligible, a tool that
-    creates its record finds nothing missing."""
-    kind = _probe(box, tool, args)
+def _holds_as_arranged(plays, want: str, tool: str, args: dict) -> dict | None:
+    """None where the world (the sandbox alone, or a world with no tables to choose a record from) answers the planned
+    call as `want` needs (refused, or not found); else why the cell is impossible: a read is never refused, a record with
+    no status the tool needs is never ineligible, a tool that creates its record (or a clock) finds nothing missing."""
+    kind = _probe(plays, tool, args)
     if kind in HOLDS[want]: return None
-    return {"impossible": f"the sandbox answers {tool} {kind or 'nothing'} for a record arranged '{want}': none of its "
+    who = "the sandbox" if isinstance(plays, Sandbox) else "your world"
+    return {"impossible": f"{who} answers {tool} {kind or 'nothing'} for a record arranged '{want}': none of its "
                           f"records can be {want} for this tool", "tries": 1}
 
 # %% ../nbs/05_rollout.ipynb #993f7990
@@ -255,7 +256,8 @@ def situation_from_cell(cell: dict,                       # a plan cell: axis ->
         plays = None if world is None else world.for_situation(box) if hasattr(world, "for_situation") else world.fork()
     cond = cell.get("condition", "ok")
     args = {**{p: know[p] for p in t.required if p in know}, **details}
-    if world is None and want in box.options.sandbox_tries: realized = _sandbox_holds(box, want, t.name, args)
+    if want in box.options.sandbox_tries and not records:     # no records to choose from: the one arranged is tried
+        realized = _holds_as_arranged(box if plays is None else plays, want, t.name, args)
     reference = _reference(box if plays is None else plays, t, role, args, cond, box.options.stop_faults)
     faults = [] if cond in (None, "ok") else [{"tool": tool, "fault": cond}]
     return Situation(sid, dict(cell), arm, seed, know, {"tool": tool, "details": details, "kind": role["kind"]},
