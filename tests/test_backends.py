@@ -85,7 +85,7 @@ def play(a, user=None, sit=SITUATION, **kw):
 def test_claude_agent_speaks_the_messages_api_and_records_usage_and_cost():
     srv = Strict(looks_up())
     row = play(agent(srv))
-    assert row["error"] is None and row["calls"] == [{"tool": "get_order", "status": "ok"}] and srv.refused == []
+    assert row["error"] is None and row["calls"] == [{"tool": "get_order", "status": "ok", "world_said": "ok"}] and srv.refused == []
     second = srv.calls[1]
     assert second["system"][0]["text"] == SPEC.policy and {t["name"] for t in second["tools"]} == {t.name for t in SPEC.tools}
     tr = second["messages"][-1]["content"][0]
@@ -668,7 +668,7 @@ def test_dotted_tool_names_reach_the_apis_as_aliases_and_come_back_as_themselves
     assert srv.refused == []
     assert [t["name"] for t in seen[0]["tools"]] == ["math_factorial"]  # the API sees a name it accepts
     assert seen[1]["messages"][1]["content"][0]["name"] == "math_factorial"  # and the history it sent back, too
-    assert row["calls"] == [{"tool": "math.factorial", "status": "ok"}]  # the row keeps the tool's own name
+    assert row["calls"] == [{"tool": "math.factorial", "status": "ok", "world_said": "ok"}]  # the row keeps the tool's own name
     assert row["messages"][1]["tool_calls"][0]["function"]["name"] == "math.factorial"
 
     def chat_side(body):
@@ -686,7 +686,7 @@ def test_dotted_tool_names_reach_the_apis_as_aliases_and_come_back_as_themselves
     )
     row = rollouts([sit], spec, oa, TemplateUser(), opts=FAST, progress=False)[0]
     assert seen[-1]["tools"][0]["function"]["name"] == "math_factorial" and row["calls"] == [
-        {"tool": "math.factorial", "status": "ok"}
+        {"tool": "math.factorial", "status": "ok", "world_said": "ok"}
     ]
     assert seen[-1]["messages"][2]["tool_calls"][0]["function"]["name"] == "math_factorial"
     assert srv.refused == []

@@ -111,7 +111,9 @@ def test_a_world_builds_from_any_accepted_schema_and_answers_any_call(ds, seed, 
         res = box.call(t.name, box.valid_args(t.name))           # well-formed arguments the world itself proposes
         assert res["status"] != "invalid", (t.input_schema, res)
         res = box.call(t.name, data.draw(arguments))
-        assert set(res) == {"status", "payload", "error"} and res["status"] in ANSWERS, res
+        # what the world itself said of the planned call rides along (never shown to the agent)
+        assert set(res) - {"world_said"} == {"status", "payload", "error"} and res["status"] in ANSWERS, res
+        assert res.get("world_said", "ok") in ("ok", "not_found", "refused"), res
 
 
 # ---- a user's files and functions: each problem named, with its file (or function) and the fix ----

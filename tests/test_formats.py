@@ -107,7 +107,7 @@ def test_a_search_short_of_its_pairs_warns_with_the_reason_the_rows_gave():
         sim = simulate(EmptyArgs(), ts, "Confirm before creating an outline.", SimOptions(n_phrasings=1, k_samples=1), progress=False)
     said = next(str(w.message) for w in got if "deliverable pairs undelivered" in str(w.message))
     assert sim.coverage.attrs["fraction"] < 1 and sim.stopped in said
-    assert "answered invalid" in said and "missing required argument" in said, said    # the rows' reason, the world's error
+    assert "answered invalid" in said and "missing required arg" in said, said    # the rows' reason, the world's error
 
 # patterns as real schemas write them (ISO 4217 and 3166 codes, E.164 phones, a uuid by pattern, semver, snake-case ids)
 UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"

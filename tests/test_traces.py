@@ -172,7 +172,11 @@ def test_real_first_messages_as_phrasings_on_a_real_domain(tmp_path):
         firsts.setdefault(sit.goal["tool"], set()).add(r["phrasing"])
         assert not find_secrets(canonical_json(r)), first
     assert firsts == {"cancel_pending_order": {0, 1}, "get_order_details": {0, 1}}
-    assert sim.summary()["delivered_fraction"] == 1.0
+    # the plan is played as it is: what it leaves undelivered is held only by cells trying found impossible (a read of
+    # an ineligible order answers ok), and each says so
+    short = sim.undelivered_pairs()
+    assert all(u["pair"]["world"] == "ineligible" and "none of its records can be" in u["reasons"][0] for u in short)
+    assert sim.summary()["delivered_fraction"] >= 0.99, short
     h = lambda s: stable_hash([strip_timings(r) for r in s.rows], n=16)
     assert h(sim) == h(run())
 

@@ -44,7 +44,8 @@ def test_the_functions_world_answers_hashes_and_keeps_its_faults():
     fired, planned = fired_where_planned(rows)
     assert planned > 20 and fired == planned                         # the condition axis is delivered in this world too
     # the state hash is the shop's: a cancellation that went through changed it; careful rollouts reach the reference
-    cancelled = [r for r in rows if {"tool": "cancel_pending_order", "status": "ok", "by": "shop"} in r["calls"]]
+    went = lambda c: (c["tool"], c["status"], c.get("by")) == ("cancel_pending_order", "ok", "shop")
+    cancelled = [r for r in rows if any(went(c) for c in r["calls"])]
     assert cancelled and all(r["state_hash_after"] != r["state_hash_before"] for r in cancelled)
     careful = [r for r in rows if r["flaw"] is None]
     assert sum(r["state_hash_after"] == r["reference_hash"] for r in careful) >= 0.9 * len(careful)
@@ -131,6 +132,7 @@ def test_a_server_written_with_the_sdk_gets_only_reads_unless_told(tmp_path, wri
     assert ok and sim.summary()["errors"] == 0
     for r in ok:
         add, listed = r["calls"]
+        assert listed.pop("world_said", "ok") == "ok"          # said where list_notes is the cell's planned call
         assert listed == {"tool": "list_notes", "status": "ok", "by": "mcp:notes"}
         assert add.get("by") == ("mcp:notes" if writes else None)          # not sent: the sandbox answered the write
         seen = json.loads([m for m in r["messages"] if m["role"] == "tool"][-1]["content"])["notes"]

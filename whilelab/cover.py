@@ -600,17 +600,36 @@ def _pair_counts(a, b, levels, cl, impossible) -> tuple:
     return xr.DataArray(m, dims=(a, b), coords={a: levels[a], b: levels[b]},
                         attrs={"impossible": canonical_json(np.argwhere(~ok).tolist())}), ok
 
+# %% ../nbs/02_cover.ipynb #63c423df
+def _implied(impossible: set,  # pairs no cell can hold, as frozensets of (axis, value)
+             levels: dict      # axis -> its values
+            ) -> set:
+    """`impossible` with the pairs it implies: a pair is impossible too when every value of some third axis is
+    impossible beside one of its two values (a world's `ineligible` that no tool can hold rules out every pair of it)."""
+    out, key = set(impossible), lambda a, v: (a, str(v))
+    for a, b in itertools.combinations(levels, 2):
+        for va, vb in itertools.product(levels[a], levels[b]):
+            p = frozenset({key(a, va), key(b, vb)})
+            if p in out: continue
+            if any(all(frozenset({key(a, va), key(c, vc)}) in out or frozenset({key(b, vb), key(c, vc)}) in out
+                       for vc in levels[c]) for c in levels if c not in (a, b)):
+                out.add(p)
+    return out
+
 # %% ../nbs/02_cover.ipynb #e39e0d7d
 def coverage(cells: xr.Dataset | list,  # a plan, cell dicts, or rows (dicts with a `cell`)
              axes: Axes | dict | xr.Dataset | None = None,  # `Axes`, a dict, or a plan; default: the plan's or those seen
-             cell_of: typing.Callable | None = None  # a row's cell as counted, e.g. `delivered_cell` (default: `cell`)
+             cell_of: typing.Callable | None = None,  # a row's cell as counted, e.g. `delivered_cell` (default: `cell`)
+             impossible: list = ()    # more pairs no cell can hold ({axis: value} pairs): a world's, found by trying
             ) -> xr.Dataset:
     """Pair counts for every pair of axes over `cells` (a plan, cell dicts or rows); `axes` gives the planned values.
     attrs: pairs_planned, pairs_covered, fraction, n_cells (cells or rows counted), distinct_cells, rollouts (rows)."""
     cells = cells if isinstance(cells, xr.Dataset) else list(cells)
     cl = _cells_of(cells, cell_of)
     levels, cons, unc = _planned(cells, cl, axes)
-    impossible = {frozenset((a, str(v)) for a, v in u.items()) for u in [*cons, *unc] if len(u) == 2}
+    found = bool(impossible)
+    impossible = {frozenset((a, str(v)) for a, v in u.items()) for u in [*cons, *unc, *impossible] if len(u) == 2}
+    if found: impossible = _implied(impossible, levels)      # what a world cannot hold rules out more than its pair
     counts = {f"{a}__{b}": _pair_counts(a, b, levels, cl, impossible) for a, b in itertools.combinations(levels, 2)}
     planned = sum(int(ok.sum()) for _, ok in counts.values())
     covered = sum(int(((m.values > 0) & ok).sum()) for m, ok in counts.values())

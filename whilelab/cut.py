@@ -194,11 +194,11 @@ class SituationEnv:
         self.world, self.messages, self.calls = self.situation.sandbox(), [dict(m) for m in prompt or []], []
         self.replies, self.reward_parts = None, None      # the agent's words, when a reward function tells them
     def _call(self, name: str, arguments: dict) -> str:
-        from whilelab.rollout import assistant_msg, tool_msg
+        from whilelab.rollout import assistant_msg, tool_msg, call_record
         res = self.world.call(name, arguments)
         cid = f"call_{len(self.calls)}"
         self.messages += [assistant_msg("", [(cid, name, dict(arguments))]), tool_msg(cid, name, res["payload"])]
-        self.calls.append({"tool": name, "status": res["status"]})
+        self.calls.append(call_record(self.world, name, arguments, res))
         return self.messages[-1]["content"]
     def _row(self) -> dict:     # private: TRL offers every public method to the model as a tool
         """What the environment saw, as a row the conduct rules read: the calls, and the agent's words when

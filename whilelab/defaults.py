@@ -99,6 +99,9 @@ class _WorldRecords:
                               ("exchange", "exchange requested"), ("refund", "refunded")),
                              "the status a write sets when the world has none its verb names (tau-bench retail's "
                              "statuses: a return is requested, not done)")
+    realize_tries: int = _d(24, "records a world you bring is tried with before a cell is called impossible for it: "
+                                "every record of a small table, and of each status in a larger one; each try costs a "
+                                "copy of the state and one call, and its answer is cached", lo=1)
 
 # %% ../nbs/04_defaults.ipynb #5e154f5f
 @dataclass(frozen=True)
@@ -157,6 +160,9 @@ class _WorldFaults:
                        "lost-update conflicts)")
     stop_faults: tuple = _d(("denied",), "faults the careful path does not retry: a permission error does not "
                                          "go away, so the reference end state is the unchanged one")
+    sandbox_tries: tuple = _d(("ineligible", "missing"), "world values the sandbox alone tries before a cell is "
+                                                         "played (it holds 'exists' by construction): a read is never "
+                                                         "refused, a create finds nothing missing")
     server_timeout_s: float = _d(30.0, "how long a world you bring (an MCP server, your function) may take to "
                                        "answer before the call counts as timed out: a common HTTP client default",
                                  lo=0.0)

@@ -15,7 +15,7 @@ from openenv.core.env_client import EnvClient
 from openenv.core.client_types import StepResult
 from .core import AgentSpec, shopfront, run_sync, stable_hash
 from .defaults import SimOptions
-from .rollout import Ctx, assistant_msg, tool_msg, _row, _Record
+from .rollout import Ctx, assistant_msg, tool_msg, call_record, _row, _Record
 from .world import Schema, Faulty
 
 # %% auto #0
@@ -139,7 +139,7 @@ async def _call(self: SituationEnvironment, a: ToolAction) -> TurnObservation:
     args = dict(a.arguments)
     res = box.call(name, args, awaitable=True) if isinstance(box, Faulty) else box.call(name, args)
     if inspect.isawaitable(res): res = await res
-    ep.calls.append({"tool": name, "status": res["status"], **({"by": res["by"]} if res.get("by") else {})})
+    ep.calls.append(call_record(box, name, args, res))
     ep.messages.append(tool_msg(cid, name, res["payload"]))
     return TurnObservation(role="tool", content=ep.messages[-1]["content"], situation_id=ep.ctx.situation.id)
 

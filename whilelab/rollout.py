@@ -4,18 +4,19 @@
 
 # %% ../nbs/05_rollout.ipynb #c5858f5e
 from __future__ import annotations
-import asyncio, contextlib, copy, datetime as dt, inspect, json, re, time, typing, warnings, weakref
+import asyncio, collections, contextlib, copy, datetime as dt, inspect, json, re, time, typing, warnings, weakref
 from fastcore.basics import patch
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import AgentSpec, canonical_json, stable_hash, derive_seed, rng_for, redact, run_sync
 from .core import STOP, stop_if_asked
 from .defaults import RolloutOptions, WorldOptions
-from .world import Sandbox, Schema, Faulty, values_in, _synth, _field, _identifying, _type_ok
+from .world import Sandbox, Schema, Faulty, values_in, answer_kind, KIND_OF_WORLD, WORLD_OF_KIND, HOLDS
+from .world import _synth, _field, _identifying, _type_ok, _example_values
 from .world import _is_name, _words, _BIRTH
 
 # %% auto #0
-__all__ = ['as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_leaves', 'assistant_msg', 'tool_msg',
+__all__ = ['as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_leaves', 'assistant_msg', 'tool_msg', 'call_record',
            'to_anthropic', 'Ctx', 'as_reply', 'as_agent', 'TransientError', 'is_transient', 'retry_after',
            'with_retries', 'row_key', 'Encoded', 'StoreBusy', 'hold_lock', 'let_go_of_stores', 'RowStore', 'iter_rows',
            'read_rows', 'signature', 'add_usage', 'play', 'merged', 'play_all', 'LocalExecutor', 'StoredRows', 'Played',
@@ -35,22 +36,33 @@ class Situation:
     reference_hash: str   # the hash of the end state a correct agent reaches
     world: Sandbox = field(repr=False, compare=False)   # the schema sandbox the situation is played in
     plays: object = field(default=None, repr=False, compare=False)   # a world you bring, made ready for this situation
+    # how a world you bring was found to hold the cell: {'world', 'tries'}, or {'impossible': why, 'tries'}; None: the
+    # schema sandbox, which holds every cell by construction
+    realized: dict | None = field(default=None, compare=False)
     _known: frozenset | None = field(default=None, init=False, repr=False, compare=False)
 
     def known(self) -> frozenset:
-        "The ids and text values of this situation's records: a real value is never refused as an echo of the schema."
+        "The ids and text values of this situation's records and what the person says: never refused as echoes."
         if self._known is None:
             facts = getattr(self.plays, "facts", None) or {}
-            self._known = values_in(self.world.records) | {str(v) for vs in facts.values() for v in _listed(vs)}
+            said = {str(v) for v in self.goal.get("details", {}).values() if isinstance(v, (str, int, float))}
+            # what the person says is theirs to say: an example value of the schema they give is no echo of it
+            self._known = values_in(self.world.records) | {str(v) for vs in facts.values() for v in _listed(vs)} | said
         return self._known
 
     def sandbox(self):
         "A fresh copy of the world this situation plays against, with its faults planned."
         if self.plays is not None:
             box = self.world
-            return Faulty(self.plays.fork(), box.schema, self.faults, self.seed, box.options, self.known())
-        box = self.world.fork(); box.faults = [box._check_fault(f) for f in self.faults]
+            box = Faulty(self.plays.fork(), box.schema, self.faults, self.seed, box.options, self.known())
+        else: box = self.world.fork(); box.faults = [box._check_fault(f) for f in self.faults]
+        box.planned = self.goal["tool"], self.planned_args()
         return box
+
+    def planned_args(self) -> dict:
+        "The arguments of the planned call that name its record: what the person knows of them (ids, email, name)."
+        t = self.world.schema.tools[self.goal["tool"]]
+        return {p: self.know[p] for p in t.required if p in self.know}
 
 # %% ../nbs/05_rollout.ipynb #7eed1d34
 def _listed(v) -> list: return list(v) if isinstance(v, (list, tuple)) else [v]     # a fact: one value or several
@@ -101,6 +113,28 @@ def _held(p: str, s: dict, role: dict, own: dict, at: dict, schema, rng=None):
     now = _field("_".join(w for w in _words(p) if w != "new"), at, o)      # new_start: the record's starts_at, moved
     return _as_param(_moved(now, rng, o), s) if isinstance(now, str) and _ISO_DAY.match(now) else None
 
+# %% ../nbs/05_rollout.ipynb #0a81706e
+def _from_world(p: str, t: Tool, at: dict, box, rng):
+    """A value for `p` from a world you bring, where its schema alone would draw filler: the record at stake's number
+    that the tool's words name (a fee for `amount`), else a value the world's records hold in a field of that name,
+    else an example the parameter's description gives ('such as ...')."""
+    s, o = t.params[p], box.options
+    kind = s.get("type") if isinstance(s.get("type"), str) else None
+    if kind in ("number", "integer"):
+        said = set(_words(p)) | set(_words(t.name)) | set(re.findall(r"[a-z]+", (t.description + " " +
+                                                                              s.get("description", "")).lower()))
+        named = [v for k, v in sorted(at.items(), key=lambda kv: (kv[0] != p, str(kv[0]))) if isinstance(k, str)
+                 and isinstance(v, (int, float)) and not isinstance(v, bool) and set(_words(k)) & said]
+        if named: return named[0] if kind == "number" or float(named[0]).is_integer() else None
+    if _identifying(p, o, box.schema.owner): return None     # who a person is comes from their own record, or nowhere
+    held = sorted({canonical_json(r[p]) for recs in box.schema.records.values() if isinstance(recs, dict)
+                   for r in recs.values() if isinstance(r, dict) and r.get(p) is not None
+                   and (kind is None or _type_ok(r[p], kind))})
+    if held: return json.loads(held[int(rng.integers(len(held)))])
+    ex = _example_values(s.get("description", ""))
+    if ex and kind in (None, "string"): return ex[int(rng.integers(len(ex)))]
+    return None
+
 # %% ../nbs/05_rollout.ipynb #f2bab94b
 def _details(box, t: Tool, role: dict, know: dict, facts: dict, seed: int, sid: str) -> dict:
     """What the person will say for each required parameter of `t` the world does not settle, from its records where
@@ -108,7 +142,7 @@ def _details(box, t: Tool, role: dict, know: dict, facts: dict, seed: int, sid: 
     details, owner, sch = {}, box.schema.owner, box.schema
     # who the person is, as the world holds it
     own = box.records.get(owner, {}).get(know.get(sch.id_name(owner)) if owner else None, {})
-    e = box.schema.entity_at_stake(t.name)
+    e = box.schema.staked(t.name)
     # the record at stake: none when it is missing
     at = box.records.get(e, {}).get(know.get(sch.id_name(e)), {}) if e and e != owner else {}
     for p in t.required:
@@ -122,6 +156,8 @@ def _details(box, t: Tool, role: dict, know: dict, facts: dict, seed: int, sid: 
         if p.endswith("_id") or p.endswith("_ids") or sch.entity_of(p): continue
         held = _held(p, t.params[p], role, own, at, box.schema, rng_for(seed, "detail", sid, p))
         if held is not None: details[p] = held; continue    # their own name and date of birth; the record's date
+        if box.schema.records and (said := _from_world(p, t, at, box, rng_for(seed, "detail", sid, p))) is not None:
+            details[p] = said; continue
         details[p] = _synth(p, t.params[p], rng_for(seed, "detail", sid, p), box.options, t.input_schema)
     return details
 
@@ -137,6 +173,57 @@ def _reference(world, t: Tool, role: dict, args: dict, condition: str, stop_faul
         return ideal.state_hash()
     finally:
         if hasattr(ideal, "release"): ideal.release()    # its own server and copy, if it started them
+
+# %% ../nbs/05_rollout.ipynb #e5108e9d
+def _probe(plays, name: str, args: dict) -> str | None:
+    "What the world's own code answers the planned call, on a copy of `plays` thrown away after (`answer_kind`)."
+    trial = plays.fork()
+    try:
+        res = trial.call(name, args)
+        return answer_kind(run_sync(res) if inspect.isawaitable(res) else res)
+    finally:
+        if hasattr(trial, "release"): trial.release()
+
+# %% ../nbs/05_rollout.ipynb #6645daa5
+def _realize(base: Sandbox, world, want: str, t: Tool, role: dict, facts: dict, seed: int, sid: str) -> tuple:
+    """(sandbox, what the person knows, their details, the world made ready, how the cell was realized): the first
+    candidate record (`Sandbox.candidates`) whose planned call `world`'s own code answers as the cell says; if none
+    does, the first, with the reason the cell is impossible for this world. Answers are cached on the world."""
+    cands = base.candidates(want, t.name, rng_for(seed, "realize", sid))
+    # answers of your code are cached on its world; the sandbox's cost less than a look-up
+    probes = world.__dict__.setdefault("_whilelab_probes", {}) if world is not None else {}
+    seen = collections.Counter()
+    ready = (lambda box: world.for_situation(box)) if world is not None else (lambda box: None)
+    for i, choice in enumerate(cands):
+        box = base.fork()
+        know = box.arrange(want, t.name, choice, rng_for(seed, "prepare", sid))
+        details = _details(box, t, role, know, facts, seed, sid)
+        args = {**{p: know[p] for p in t.required if p in know}, **details}
+        held = box.records.get(box.schema.staked(t.name), {}).get(choice["record"])
+        key = stable_hash(t.name, args, choice["status"], held, n=16)
+        plays = ready(box)
+        if key not in probes: probes[key] = _probe(box if plays is None else plays, t.name, args)
+        seen[probes[key] or "no answer"] += 1
+        if probes[key] in HOLDS[want]: return box, know, details, plays, {"world": want, "tries": i + 1}
+        if plays is not None and hasattr(plays, "release"): plays.release()
+    box = base.fork()
+    know = box.arrange(want, t.name, cands[0], rng_for(seed, "prepare", sid))
+    details = _details(box, t, role, know, facts, seed, sid)
+    said = ", ".join(f"{k} {n}x" for k, n in sorted(seen.items()))
+    why = (f"no record of this world makes {t.name} answer {KIND_OF_WORLD[want]} as '{want}' needs: "
+           f"{len(cands)} tried, answered {said}")
+    return box, know, details, ready(box), {"impossible": why, "tries": len(cands)}
+
+# %% ../nbs/05_rollout.ipynb #e04db810
+def _holds_as_arranged(plays, want: str, tool: str, args: dict) -> dict | None:
+    """None where the world (the sandbox alone, or a world with no tables to choose a record from) answers the planned
+    call as `want` needs (refused, or not found); else why the cell is impossible: a read is never refused, a record with
+    no status the tool needs is never ineligible, a tool that creates its record (or a clock) finds nothing missing."""
+    kind = _probe(plays, tool, args)
+    if kind in HOLDS[want]: return None
+    who = "the sandbox" if isinstance(plays, Sandbox) else "your world"
+    return {"impossible": f"{who} answers {tool} {kind or 'nothing'} for a record arranged '{want}': none of its "
+                          f"records can be {want} for this tool", "tries": 1}
 
 # %% ../nbs/05_rollout.ipynb #993f7990
 def situation_from_cell(cell: dict,                       # a plan cell: axis -> value
@@ -156,17 +243,25 @@ def situation_from_cell(cell: dict,                       # a plan cell: axis ->
         raise ValueError(f"cell {cell} names tool {tool!r}, not a tool of {spec.name!r}. Fix: use one of "
                          f"{[t.name for t in spec.tools]}")
     wseed = derive_seed(seed, "world", sid)
-    box = Sandbox(spec.tools, seed=wseed, options=options, records=world.tables() if hasattr(world, "tables") else None)
-    know = box.prepare(cell.get("world", "exists"), tool, rng_for(seed, "prepare", sid))
-    t, role = box.schema.tools[tool], box.schema.role[tool]
-    details = _details(box, t, role, know, getattr(world, "facts", None) or {}, seed, sid)
-    plays = None if world is None else world.for_situation(box) if hasattr(world, "for_situation") else world.fork()
+    records = world.tables() if hasattr(world, "tables") else None
+    box = Sandbox(spec.tools, seed=wseed, options=options, records=records)
+    t, role, want = box.schema.tools[tool], box.schema.role[tool], cell.get("world", "exists")
+    facts = getattr(world, "facts", None) or {}
+    # your code decides, tried, where the person can name its records (the sandbox holds a cell by construction)
+    if want in KIND_OF_WORLD and records and hasattr(world, "for_situation"):
+        box, know, details, plays, realized = _realize(box, world, want, t, role, facts, seed, sid)
+    else:
+        know = box.prepare(want, tool, rng_for(seed, "prepare", sid))
+        details, realized = _details(box, t, role, know, facts, seed, sid), None
+        plays = None if world is None else world.for_situation(box) if hasattr(world, "for_situation") else world.fork()
     cond = cell.get("condition", "ok")
     args = {**{p: know[p] for p in t.required if p in know}, **details}
+    if want in box.options.sandbox_tries and not records:     # no records to choose from: the one arranged is tried
+        realized = _holds_as_arranged(box if plays is None else plays, want, t.name, args)
     reference = _reference(box if plays is None else plays, t, role, args, cond, box.options.stop_faults)
     faults = [] if cond in (None, "ok") else [{"tool": tool, "fault": cond}]
     return Situation(sid, dict(cell), arm, seed, know, {"tool": tool, "details": details, "kind": role["kind"]},
-                     faults, reference, box, plays)
+                     faults, reference, box, plays, realized)
 
 # %% ../nbs/05_rollout.ipynb #14a6bf19
 def user_msg(text: str  # what the person says
@@ -198,6 +293,26 @@ def tool_msg(call_id: str,  # the id of the call it answers
 
 # %% ../nbs/05_rollout.ipynb #e68239d7
 def _blocks(content) -> list: return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+# %% ../nbs/05_rollout.ipynb #2c67df7a
+def _planned(box, name: str, args) -> bool:
+    """Whether a call is the situation's planned one: its tool, naming the record the person knows (what the world
+    answers it says what the world holds; a call about another record says nothing of that)."""
+    tool, wanted = getattr(box, "planned", (None, {}))
+    if name != tool: return False
+    args = args if isinstance(args, dict) else {}
+    return all(str(args.get(p)).strip().lower() == str(v).strip().lower() for p, v in wanted.items())
+
+# %% ../nbs/05_rollout.ipynb #856c3d88
+def call_record(box: Sandbox, # the situation's world (`Situation.sandbox`), which knows the planned call
+                name: str,    # the tool called
+                args: dict | str, # its arguments (as the agent sent them: unparsed text too)
+                res: dict     # the world's answer
+               ) -> dict:
+    """A call as a row keeps it: the tool, its status, the world that answered, and (for the planned call) what the
+    world itself said before any fault. Every place that plays a situation records calls with it."""
+    said = {"world_said": res["world_said"]} if "world_said" in res and _planned(box, name, args) else {}
+    return {"tool": name, "status": res["status"], **({"by": res["by"]} if res.get("by") else {}), **said}
 
 # %% ../nbs/05_rollout.ipynb #8619bc6a
 def _append(out: list, role: str, content):
@@ -521,7 +636,7 @@ async def _answer_calls(box, msg: dict, messages: list, calls: list):
         # your functions run off the loop (rollouts' slow calls overlap); an MCP server answers over the wire
         res = box.call(name, args, awaitable=True) if isinstance(box, Faulty) else box.call(name, args)
         if inspect.isawaitable(res): res = await res
-        calls.append({"tool": name, "status": res["status"], **({"by": res["by"]} if res.get("by") else {})})
+        calls.append(call_record(box, name, args, res))
         messages.append(tool_msg(c["id"], name, res["payload"]))
 
 # %% ../nbs/05_rollout.ipynb #c24f1e12
@@ -530,7 +645,8 @@ def _row(ctx: Ctx, agent, run_id: str, box, messages: list, calls: list, rec: _R
     sit = ctx.situation
     outcome = "error" if error else _outcome(sit, calls)
     return {"run_id": run_id, "situation_id": sit.id, "seed": sit.seed, "phrasing": ctx.phrasing, "sample": ctx.sample,
-            "cell": sit.cell, "arm": sit.arm, "messages": messages, "tools_used": sorted({c["tool"] for c in calls}),
+            "cell": sit.cell, "arm": sit.arm, "realized": sit.realized, "messages": messages,
+            "tools_used": sorted({c["tool"] for c in calls}),
             "calls": calls, "faults": box.events, "state_hash_before": box.hash_before,
             "state_hash_after": box.state_hash(), "reference_hash": sit.reference_hash,
             "signature": signature(calls, box.events, outcome), "policy_version": ctx.spec.policy_version,
@@ -819,12 +935,24 @@ def strip_timings(row: dict  # a rollout row
     "A row as canonical JSON without its timing fields: what determinism is checked on."
     return canonical_json({k: v for k, v in row.items() if k != "timings"})
 
+# %% ../nbs/05_rollout.ipynb #c979bcd9
+def _world_played(row: dict, cell: dict) -> dict:
+    """`cell` with its `world` value as the world showed it: the one its answer to the first planned call shows; with no
+    answer, the planned one unless trying found the cell impossible."""
+    planned = cell.get("world")
+    if planned not in KIND_OF_WORLD: return cell           # ambiguous, or an axis of the user's: no answer tells it
+    said = [c["world_said"] for c in row.get("calls", []) if c["tool"] == cell.get("tool") and "world_said" in c]
+    if said and said[0] not in HOLDS[planned]:     # the first: later ones answer what the agent's writes left
+        cell["world"] = WORLD_OF_KIND[said[0]]
+    elif not said and "impossible" in (row.get("realized") or {}): cell.pop("world")
+    return cell
+
 # %% ../nbs/05_rollout.ipynb #afed9e16
 def delivered_cell(row: dict  # a rollout row
                   ) -> dict:
-    """The row's cell as it happened: `tool` only if it was called, `condition` from the faults that fired, not from
-    the plan."""
-    cell = dict(row["cell"])
+    """The row's cell as it happened: `tool` only if it was called, `condition` from the faults that fired, `world`
+    from what the world answered the planned call (else what trying the cell found), not from the plan."""
+    cell = _world_played(row, dict(row["cell"]))
     if "tool" in cell and cell["tool"] not in {c["tool"] for c in row.get("calls", [])}:
         # the tool never answered: neither it nor its condition happened
         cell.pop("tool"); cell.pop("condition", None)

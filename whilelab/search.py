@@ -169,6 +169,7 @@ class Search:
         self.misses = {}                        # cell -> why its last rollout did not deliver it
         self.pair_tries = collections.Counter() # pair -> situations that owed it
         self.given_up = {}                      # pair -> the last cell tried for it, and why it was not delivered
+        self.impossible = {}                    # (tool, world) -> why a world you bring cannot hold it, found by trying
         self.cov, self.todo = None, None        # delivered coverage after the last batch, and the pairs owed
         self.flying = set()                     # owed pairs the situations picked so far this batch will deliver
 
@@ -202,7 +203,9 @@ def why_undeliverable(self: Search) -> list[dict]:
     "Each undeliverable cell with the reason its last rollout gave (the tool never called, the fault never fired, ...)."
     given = {canonical_json(g["cell"]): g["reason"] for g in self.given_up.values()}
     return [{"cell": c, "reason": self.misses.get(canonical_json(c)) or given.get(canonical_json(c), "never played")}
-            for c in self.undeliverable()]
+            for c in self.undeliverable() if (c.get("tool"), c.get("world")) not in self.impossible] + \
+           [{"cell": {"tool": t, "world": w}, "reason": why, "impossible": {"tool": t, "world": w}}
+            for (t, w), why in sorted(self.impossible.items())]
 
 # %% ../nbs/03_search.ipynb #b4e0524d
 def failed(row: dict  # a graded row
@@ -268,7 +271,8 @@ def _cells_for(self: Search, arm: str, n: int, taken: set) -> list[tuple[dict, s
     if arm in GRID_ARMS:
         done, owed = (lambda c: self.deliveries[canonical_json(c)]), self._owed_cells(taken)
         by_use = lambda ic: (done(ic[1]), ic[0])
-        again = [] if len(owed) >= n else [c for _, c in sorted(enumerate(self.plan_cells), key=by_use)]
+        again = [] if len(owed) >= n else [c for _, c in sorted(enumerate(self.plan_cells), key=by_use)
+                                           if self._allowed(c)]
         pool = list({canonical_json(c): c for c in owed + again if canonical_json(c) not in taken}.values())
         picks = pool[:n]; taken.update(map(canonical_json, picks))    # owed first; then the plan, least delivered first
         for c in picks: self.attempts[canonical_json(c)] += 1
@@ -295,6 +299,7 @@ MUTABLE = ("stance", "condition")   # what a failure is retried under: another p
 # %% ../nbs/03_search.ipynb #d845032c
 @patch
 def _allowed(self: Search, cell: dict) -> bool:
+    if (cell.get("tool"), cell.get("world")) in self.impossible: return False     # your world cannot hold it
     return not any(all(cell.get(k) == v for k, v in con.items()) for con in self.axes.constraints)
 
 # %% ../nbs/03_search.ipynb #502c74b2
@@ -426,7 +431,41 @@ def _situations(self: Search, alloc: dict) -> list:
         sits.append(situation_from_cell(c, self.spec, self.options.seed, arm=arm, variant=v, world=self.world,
                                         options=self.options.world))
         if opening: sits[-1].goal["opening"] = opening   # the writer's words become the person's first message
-    return sits
+    return self._possible(sits)
+
+# %% ../nbs/03_search.ipynb #72d2634e
+@patch
+def _possible(self: Search, sits: list) -> list:
+    """The situations a world you bring can hold; a cell trying found it cannot (no record answers as it needs) is not
+    played: its (tool, world) pair is impossible for this world from now on, with the reason."""
+    keep = []
+    for s in sits:
+        why = (s.realized or {}).get("impossible")
+        if why is None: keep.append(s); continue
+        self.impossible.setdefault((s.cell.get("tool"), s.cell.get("world")), why)
+        self.attempts[canonical_json(s.cell)] = self.max_attempts; self.misses[canonical_json(s.cell)] = why
+    return keep
+
+# %% ../nbs/03_search.ipynb #afb9c16f
+@patch
+def impossible_pairs(self: Search) -> list[dict]:
+    "The (tool, world) pairs a world you bring cannot hold, as {axis: value} pairs (`coverage`'s `impossible`)."
+    return [{"tool": t, "world": w} for t, w in sorted(self.impossible)]
+
+# %% ../nbs/03_search.ipynb #012b0ab1
+@patch
+def _try_plan(self: Search):
+    """Before the first batch, one cell of each (tool, world) pair of the plan is tried: the pairs the world cannot
+    hold are impossible from the start, and the cells owed are planned around them, so no batch is spent on them."""
+    from whilelab.world import HOLDS
+    self.tried, firsts = True, {}
+    for c in self.plan_cells:
+        if c.get("world") in HOLDS: firsts.setdefault((c.get("tool"), c["world"]), c)
+    self._possible([situation_from_cell(c, self.spec, self.options.seed, world=self.world, options=self.options.world)
+                    for c in firsts.values()])
+    if not self.impossible or self.options.strength != 2: return
+    try: self.cells = plan_cells(covering_array(self.axes, 2, self.options.seed, constraints=self.impossible_pairs()))
+    except NoCellLeft: self.cells = []       # no cell of these axes can happen in this world: nothing is owed
 
 # %% ../nbs/03_search.ipynb #e49f2cc2
 @patch
@@ -496,6 +535,7 @@ def _verdict(self: Search, new: list, n_sit: int) -> str | None:
 def step(self) -> dict | None:
     "Play one batch; return its history record (None once stopped)."
     if self.stopped: return None
+    if not getattr(self, "tried", False): self._try_plan()
     allocated = self._allocate()
     if allocated is None: self._show(); return None
     why, alloc, n_sit = allocated
@@ -505,7 +545,8 @@ def step(self) -> dict | None:
     before, self.weights = dict(self.weights), update_weights(self.weights, yields, self)
     self.rows += new; self.situations += sits; self.failures += [r for r in new if failed(r)]
     self.quiet = 0 if fresh else self.quiet + 1
-    cov = coverage([json.loads(c) for c in sorted(self.seen_cells)], self.plan)   # which pairs, not how often
+    cov = coverage([json.loads(c) for c in sorted(self.seen_cells)], self.plan,   # which pairs, not how often
+                   impossible=self.impossible_pairs())
     self._replan(cov, [s.cell for s in sits if s.arm in GRID_ARMS])
     rec = self._record(why, alloc, before, per_arm, yields, fresh, cov, len(new))
     self.history.append(rec); self.batch += 1
@@ -581,7 +622,8 @@ def _replan(self: Search,
     seeds = [c for c in map(json.loads, sorted(self.seen_cells))
              if len(c) == n_axes and not any(all(c.get(k) == v for k, v in con.items()) for con in cons)]
     try: res = covering_array(self.axes, 2, derive_seed(self.options.seed, "residual", self.batch),
-                              constraints=[{a: va, b: vb} for a, va, b, vb in self.given_up], seed_rows=seeds)
+                              constraints=[{a: va, b: vb} for a, va, b, vb in self.given_up] + self.impossible_pairs(),
+                              seed_rows=seeds)
     except NoCellLeft:     # every cell left holds a pair given up (an agent that never calls a tool): nothing to owe
         why = collections.Counter(g["reason"] for g in self.given_up.values()).most_common(1)[0][0]
         for p in todo:

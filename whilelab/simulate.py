@@ -19,8 +19,8 @@ from .rollout import (situation_from_cell, rollouts, delivered_cell, RowStore, r
 from .standins import ScriptedAgent, TemplateUser
 
 # %% auto #0
-__all__ = ['NOT_IN_ROWS', 'Simulation', 'world_answers', 'reward_tensor', 'grade_summary', 'usage_by_role', 'row_options',
-           'simulate', 'save', 'load']
+__all__ = ['NOT_IN_ROWS', 'Simulation', 'world_answers', 'world_played', 'reward_tensor', 'grade_summary', 'usage_by_role',
+           'row_options', 'simulate', 'save', 'load']
 
 # %% ../nbs/13_simulate.ipynb #4235cb96
 @dataclass
@@ -59,6 +59,23 @@ def world_answers(rows: list  # rollout rows
     return {"world_calls": len(said), "world_ok": sum(c["status"] == "ok" for c, _ in said),
             "world_top_error": errors.most_common(1)[0][0] if errors else None}
 
+# %% ../nbs/13_simulate.ipynb #3ca8a573
+def _first_said(row: dict) -> str | None:
+    "What the world itself answered the row's first planned call (later ones answer what the agent's writes left)."
+    return next((c["world_said"] for c in row["calls"] if c["tool"] == row["cell"].get("tool") and "world_said" in c),
+                None)
+
+def world_played(rows: list  # rollout rows
+                ) -> dict:
+    """The world axis as played: for each of exists, ineligible and missing, the rows whose first planned call the world
+    itself answered as the cell says, of those where it answered one (`world_said`); and the rows whose world answer
+    contradicts their cell. A cell trying found impossible is counted in neither."""
+    from whilelab.world import HOLDS
+    tried = [r for r in rows if r["cell"].get("world") in HOLDS and "impossible" not in (r.get("realized") or {})]
+    said = {w: [s for r in tried if r["cell"]["world"] == w and (s := _first_said(r)) is not None] for w in HOLDS}
+    return {"world_as_played": {w: f"{sum(s in HOLDS[w] for s in ss)}/{len(ss)}" for w, ss in said.items()},
+            "world_contradicted": sum(delivered_cell(r).get("world") != r["cell"]["world"] for r in tried)}
+
 # %% ../nbs/13_simulate.ipynb #29e3b761
 def _end_states(rows: list) -> dict:
     """The share of rows that ended in the reference state, over the rows whose world shows its state (None if none
@@ -76,7 +93,7 @@ def summary(self: Simulation) -> dict:
             "rollouts": len(rows), "errors": sum(r["error"] is not None for r in rows),
             "signatures": len({r["signature"] for r in rows}), "faults_fired": sum(len(r["faults"]) for r in rows),
             "flawed": sum(r.get("flaw") is not None for r in rows),
-            **_end_states(rows), **world_answers(rows),
+            **_end_states(rows), **world_answers(rows), **world_played(rows),
             "delivered_pairs": f"{self.coverage.attrs['pairs_covered']}/{self.coverage.attrs['pairs_planned']}",
             "delivered_fraction": round(float(self.coverage.attrs["fraction"]), 4),
             "batches": int(self.history.sizes["batch"]) if self.history is not None else None,
@@ -87,10 +104,14 @@ def summary(self: Simulation) -> dict:
 # %% ../nbs/13_simulate.ipynb #74a8b4f5
 @patch
 def undelivered_pairs(self: Simulation) -> list[dict]:
-    "Every pair the plan owes that no row delivered, with the reasons of the undeliverable cells that hold it."
-    out = []
+    """Every pair the plan owes that no row delivered, with the reasons of the undeliverable cells that hold it: cells
+    of the search's, or (tool, world) pairs trying found impossible in the plan's cells that hold it."""
+    out, cells = [], plan_cells(self.plan)
+    fits = lambda part, c: all(c.get(x) == v for x, v in part.items())
     for a, va, b, vb in missing_pairs(self.coverage):
-        why = sorted({u["reason"] for u in self.undeliverable if u["cell"].get(a) == va and u["cell"].get(b) == vb})
+        holding = [c for c in cells if c.get(a) == va and c.get(b) == vb]
+        why = sorted({u["reason"] for u in self.undeliverable if fits({a: va, b: vb}, u["cell"])
+                      or u.get("impossible") and any(fits(u["impossible"], c) for c in holding)})
         out.append({"pair": {a: va, b: vb}, "reasons": why or ["no row holding it delivered its cell"]})
     return out
 
@@ -210,7 +231,11 @@ def _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress, ex
                                  situations={s.id: s for s in situations}, user_turns=opts.rollout.user_turns)
     over = next((r["ungraded"] for r in rows if (r.get("ungraded") or "").startswith(OVER_LIMIT)), None)
     stopped = played[-1].stopped or (over and over.split(": ", 1)[1]) or "plan played"
-    return rows, situations, None, stopped, [], in_store, {}
+    cannot = {(s.cell.get("tool"), s.cell.get("world")): s.realized["impossible"] for s in situations
+              if "impossible" in (s.realized or {})}      # played all the same: the plan is played as it is
+    said = [{"cell": {"tool": t, "world": w}, "reason": why, "impossible": {"tool": t, "world": w}}
+            for (t, w), why in sorted(cannot.items())]
+    return rows, situations, None, stopped, said, in_store, {}
 
 # %% ../nbs/13_simulate.ipynb #cfde38d4
 def _checked_options(options, world, executor) -> SimOptions:
@@ -283,7 +308,9 @@ def simulate(agent: object = None,            # the agent under test (default: t
     *played, order = _played(spec, agent, user, axes, plan, opts, run_id, out, judge, writer, progress, executor, world)
     rows, situations, history, stopped, undeliverable, graded_in_store, apart = played
     rows, graded_in_store = _attributed(rows, situations, opts, graded_in_store)
-    cov = coverage(rows, plan, cell_of=delivered_cell)   # rows as rollouts; the plan's impossible pairs not owed
+    # rows as rollouts; the pairs the plan or your world cannot hold are not owed
+    cov = coverage(rows, plan, cell_of=delivered_cell, impossible=[u["impossible"] for u in undeliverable
+                                                                   if u.get("impossible")])
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
                      getattr(world, "name", type(world).__name__) if world is not None else "sandbox", apart)
     if out is not None: save(sim, out, order, graded_in_store)
