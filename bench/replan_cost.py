@@ -9,7 +9,7 @@ Medians of 3; each checked to hold every owed pair it does not report lost.
 import random, statistics, sys, time
 from whilelab.core import shopfront
 from whilelab.axes import agent_axes
-from whilelab.cover import covering_array, extend_cover, coverage, missing_pairs, 
+from whilelab.cover import covering_array, extend_cover, coverage, missing_pairs
 
 REPEATS = 3
 
