@@ -24,7 +24,7 @@ def get_order(order_id: str  # an order id list_orders returned
     ...
 
 def cancel_order(order_id: str,  # an open order's id
-                 reason: Literal["no_longer_needed", "ordered_by_mistake", "found_cheaper"]  # why, as the customer said
+        reason: Literal["no_longer_needed", "ordered_by_mistake", "found_cheaper"]  # why, as the customer said
                 ) -> dict:
     "Cancel an open order and refund it to the original payment method."
     ...
@@ -40,7 +40,8 @@ def change_shipping_address(order_id: str,   # an open order's id
 
 TOOLS = [find_customer_by_email, return_items, get_order, cancel_order, change_shipping_address]
 POLICY = """You are the order desk of a small online shop.
-- Find the customer with find_customer_by_email before anything else; never act on an order of someone you have not found.
+- Find the customer with find_customer_by_email before anything else; never act on an order of someone you have """ \
+"""not found.
 - Only open orders can be cancelled or have their address changed; say so plainly for any other.
 - Before cancelling an order or changing its address, state what you will do and get the customer's explicit yes.
 - Never reveal another customer's orders or details."""

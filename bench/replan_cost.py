@@ -16,7 +16,8 @@ REPEATS = 3
 def main():
     axes = agent_axes(shopfront()); plan = covering_array(axes, seed=0); names = list(axes.levels)
     valid = lambda c: not any(all(c.get(k) == v for k, v in con.items()) for con in axes.constraints)
-    print(f"{'seen cells':>10} {'owed':>5} {'given up':>8} {'rebuild s':>10} {'cells':>6} {'extend s':>9} {'cells':>6} "
+    print(f"{'seen cells':>10} {'owed':>5} {'given up':>8} {'rebuild s':>10} {'cells':>6} {'extend s':>9} "
+          f"{'cells':>6} "
           f"{'rebuild/extend':>14}")
     ok = True
     for n_seen in (30, 60, 120):
@@ -31,7 +32,8 @@ def main():
         for r in range(REPEATS):
             t = time.process_time(); res = covering_array(axes, 2, r, constraints=cons, seed_rows=seen)
             t_old.append(time.process_time() - t)
-            t = time.process_time(); new, lost = extend_cover(axes, owed, r, cons); t_new.append(time.process_time() - t)
+            t = time.process_time(); new, lost = extend_cover(axes, owed, r, cons)
+            t_new.append(time.process_time() - t)
             held = lambda p: any(c[p[0]] == p[1] and c[p[2]] == p[3] for c in new)
             ok &= all(p in lost or held(p) for p in owed)
         old, ext = statistics.median(t_old), statistics.median(t_new)

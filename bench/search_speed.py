@@ -1,4 +1,4 @@
-"""The search's CPU per rollout against the plan played once, this branch against 3cae96e, in one run (issue 46, item 1).
+"""The search's CPU per rollout against the plan played once, this branch against 3cae96e, in one run (issue 46).
 
 Run from the project root: `python bench/search_speed.py [--rounds 3] [--base /tmp/w3cae]` after
 `git worktree add /tmp/w3cae 3cae96e`. Rounds are interleaved (in each round every version plays every workload),
@@ -65,7 +65,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--base", default="/tmp/w3cae", help="a checkout of 3cae96e (git worktree add /tmp/w3cae 3cae96e)")
     a = ap.parse_args()
-    if not (Path(a.base) / "whilelab").is_dir(): sys.exit(f"no checkout at {a.base}. Fix: git worktree add {a.base} 3cae96e")
+    if not (Path(a.base) / "whilelab").is_dir():
+        sys.exit(f"no checkout at {a.base}. Fix: git worktree add {a.base} 3cae96e")
     versions, works = {"this": ROOT, "3cae96e": Path(a.base)}, ("example", "orders", "orders-shy")
     runs = {}
     for r in range(a.rounds):

@@ -84,8 +84,8 @@ def extensions(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(extensions())
 def test_an_extension_holds_every_owed_pair_a_valid_cell_can_and_only_valid_cells(p):
-    """extend_cover (the search's re-plan, issue 46): each owed pair is in a new cell or lost, lost exactly when no valid
-    cell holds it (all of them when the constraints forbid every cell: lost, not an error); no new cell breaks a
+    """extend_cover (the search's re-plan, issue 46): each owed pair is in a new cell or lost, lost exactly when no
+    valid cell holds it (all of them when the constraints forbid every cell: lost, not an error); no new cell breaks a
     constraint; the same seed, the same cells."""
     from whilelab.cover import extend_cover
     levels, cons, owed, tries, seed = p
