@@ -563,8 +563,8 @@ def _replan(self: Search,
             cov: xr.Dataset,    # delivered coverage after this batch
             owed: list          # the cells the grid arms played this batch
            ):
-    """Count the situations that owed a missing pair, give up pairs tried `max_attempts` times, and owe new cells for the
-    pairs no owed cell holds: the owed cells extended (`extend_cover`), never a whole array rebuilt."""
+    """Count the situations that owed a missing pair, give up pairs tried `max_attempts` times, and owe new cells for
+    the pairs no owed cell holds: the owed cells extended (`extend_cover`), never a whole array rebuilt."""
     missing = set(missing_pairs(cov))
     self.given_up = {p: g for p, g in self.given_up.items() if p in missing}   # reached after all: no longer lost
     for cell in owed:
@@ -584,7 +584,8 @@ def _replan(self: Search,
     # with partners other than those of the cells that missed them, then (for pairs that have none) any not spent
     played = [(json.loads(k), n) for k, n in self.attempts.items() if n and pairs(None, k) & need]
     given = [{a: va, b: vb} for a, va, b, vb in self.given_up]
-    order, seed = sorted(need, key=lambda p: (self.pair_tries[p], p)), derive_seed(self.options.seed, "residual", self.batch)
+    order = sorted(need, key=lambda p: (self.pair_tries[p], p))      # fresh pairs first
+    seed = derive_seed(self.options.seed, "residual", self.batch)
     new, lost = extend_cover(self.axes, order, seed, given + [c for c, _ in played], tries=self.pair_tries)
     if lost:
         again, lost = extend_cover(self.axes, [p for p in order if p in set(lost)], seed,
@@ -602,7 +603,7 @@ def _replan(self: Search,
     self.cells = left + [c for c in new if canonical_json(c) not in held]
 
 def _cell_pairs(self: Search, cov: xr.Dataset, cell: dict | None, key: str | None = None) -> frozenset:
-    "`pairs_of(cov, cell)` (or of the cell `key` names), cached: a search's coverage has the same axis pairs every batch."
+    "`pairs_of(cov, cell)` (or of the cell `key` names), cached: a search's coverage has the same axis pairs each batch."
     cache = self.__dict__.setdefault("_pairs_cache", {})
     key = key or canonical_json(cell)
     if key not in cache: cache[key] = frozenset(pairs_of(cov, json.loads(key) if cell is None else cell))
