@@ -66,3 +66,38 @@ def test_a_strength_one_plan_holds_every_value_once_at_least(domain):
     plan = covering_array(axes, strength=1, seed=0)
     assert plan_missing(plan) == [] and plan.attrs["method"] == "one-way"
     assert max(len(a) for a in axes) <= plan.sizes["cell"] <= max(len(a) for a in axes) + len(axes.constraints)
+
+
+@st.composite
+def extensions(draw):
+    "Levels, constraints (pairs and longer), some pairs owed, the tries each has had, and a seed."
+    levels, _, cons, seed = draw(problems())
+    k = len(levels)
+    cons += [{f"a{j}": draw(st.integers(0, levels[j] - 1)) for j in range(k)} for _ in range(draw(st.integers(0, 2)))]
+    every = [(f"a{i}", str(x), f"a{j}", str(y)) for i, j in itertools.combinations(range(k), 2)
+             for x in range(levels[i]) for y in range(levels[j])]
+    owed = draw(st.lists(st.sampled_from(every), unique=True, max_size=12))
+    tries = {p: draw(st.integers(0, 3)) for p in owed}
+    return levels, cons, owed, tries, seed
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(extensions())
+def test_an_extension_holds_every_owed_pair_a_valid_cell_can_and_only_valid_cells(p):
+    """extend_cover (the search's re-plan, issue 46): each owed pair is in a new cell or lost, lost exactly when no
+    valid cell holds it (all of them when the constraints forbid every cell: lost, not an error); no new cell breaks a
+    constraint; the same seed, the same cells."""
+    from whilelab.cover import extend_cover
+    levels, cons, owed, tries, seed = p
+    valid = [c for c in itertools.product(*map(range, levels))
+             if not any(all(c[int(a[1:])] == v for a, v in con.items()) for con in cons)]
+    axes = {f"a{j}": list(range(v)) for j, v in enumerate(levels)}
+    new, lost = extend_cover(axes, owed, seed, cons, tries)
+    holds = lambda cell, q: cell[q[0]] == q[1] and cell[q[2]] == q[3]
+    for q in owed:
+        possible = any(c[int(q[0][1:])] == int(q[1]) and c[int(q[2][1:])] == int(q[3]) for c in valid)
+        assert (q in lost) == (not possible), (q, lost)
+        assert q in lost or any(holds(c, q) for c in new), (q, new)
+    for c in new:
+        assert tuple(int(c[f"a{j}"]) for j in range(len(levels))) in valid, (c, cons)
+    assert len(new) <= len(owed) and (new, lost) == extend_cover(axes, owed, seed, cons, tries)

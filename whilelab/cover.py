@@ -15,9 +15,9 @@ from .core import derive_seed, canonical_json, content_words
 
 # %% auto #0
 __all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'OKABE_ITO', 'MISSING_COLOUR', 'IMPOSSIBLE_COLOUR', 'FIGURE_FORMATS',
-           'GAP_MIN_SIMILARITY', 'NoCellLeft', 'covering_array', 'plan_missing', 'plan_cells', 'coverage',
-           'missing_pairs', 'missing_pair_names', 'readable_labels', 'save_figure', 'figure_problems', 'plot_coverage',
-           'coverage_gap']
+           'GAP_MIN_SIMILARITY', 'NoCellLeft', 'covering_array', 'plan_missing', 'extend_cover', 'plan_cells',
+           'coverage', 'missing_pairs', 'missing_pair_names', 'readable_labels', 'save_figure', 'figure_problems',
+           'plot_coverage', 'coverage_gap']
 
 # %% ../nbs/02_cover.ipynb #2a49356f
 REPAIR_STEPS = PlanOptions().repair_steps   # PlanOptions.reasons()['repair_steps'] says why
@@ -540,6 +540,57 @@ def plan_missing(plan: xr.Dataset,          # a covering array
                 if not rules.completable(row): unc.add((cols, vals))
     missing = _missing(A, [len(v) for v in values], t, unc)
     return [{names[j]: values[j][v] for j, v in zip(cols, vals)} for cols, vals in missing]
+
+# %% ../nbs/02_cover.ipynb #2a9e8bbd
+def extend_cover(levels: Axes | dict | list,  # the axes the cells lie within, as `covering_array` takes them
+                 pairs,                        # (axis, value, axis, value) pairs to cover, e.g. `missing_pairs(cov)`
+                 seed: int = 0,                # run seed: ties between equally good values are broken by it
+                 constraints: list | None = None, # dicts of axis -> value no new cell may hold, beside the axes' own
+                 tries: dict | None = None        # pair -> cells that held it and did not deliver it (default: none)
+                ) -> tuple[list[dict], list[tuple]]:
+    """(new cells, as dicts of axis -> str, that hold every pair of `pairs` a valid cell can hold; the pairs none can):
+    a greedy extension of an existing array, not a rebuilt one. Cells start from the pairs in the order given. With
+    `tries`, a cell keeps pairs tried before apart from fresh ones, so a pair that cannot be delivered (a tool the
+    agent never calls) does not use up the tries of the pairs beside it."""
+    names, values, cons = _axes_of(levels)
+    k, col = len(names), {n: j for j, n in enumerate(names)}
+    index = [{str(x): i for i, x in enumerate(v)} for v in values]
+    rules = _Rules([len(v) for v in values], [{j: v for j, v in enumerate(_encode(c, names, values, "constraint"))
+                                                if v >= 0} for c in cons + list(constraints or [])])
+    def enc(p):
+        a, va, b, vb = p
+        if not (a in col and b in col and a != b and str(va) in index[col[a]] and str(vb) in index[col[b]]):
+            raise ValueError(f"pair {p!r} is not (axis, value, other axis, value) of these axes. Fix: pass pairs of "
+                             f"the axes {names}, e.g. missing_pairs(coverage(...))")
+        (i, x), (j, y) = sorted([(col[a], index[col[a]][str(va)]), (col[b], index[col[b]][str(vb)])])
+        return i, x, j, y
+    owed, tries = {}, tries or {}
+    for p in pairs: owed.setdefault(enc(p), p)
+    tried = {e for e, p in owed.items() if tries.get(p, 0) > 0}
+    need, rows, lost = set(owed), [], []
+    rng = np.random.default_rng(derive_seed(seed, "extend", [len(v) for v in values]))
+    def held(row, c, v) -> tuple:
+        "(owed pairs of the same kind as the cell's first, of the other kind) that `v` in column `c` would add"
+        got = [q for d in range(k) if d != c and row[d] >= 0
+               if (q := (c, v, d, row[d]) if c < d else (d, row[d], c, v)) in need]
+        same = sum((q in tried) == kind for q in got)
+        return same, len(got) - same
+    for p in owed:
+        if p not in need: continue
+        i, x, j, y = p
+        row, kind = [-1] * k, p in tried
+        row[i], row[j] = x, y
+        if not rules.completable(row): need.discard(p); lost.append(owed[p]); continue
+        for c in range(k):
+            if row[c] >= 0: continue
+            ties = rng.random(len(values[c]))      # which of equally good values: drawn, so retries differ
+            gains = [held(row, c, v) for v in range(len(values[c]))]     # the other kind first kept out, then most
+            for v in sorted(range(len(values[c])), key=lambda v: (gains[v][1], -gains[v][0], ties[v])):
+                row[c] = v
+                if rules.completable(row): break
+        need -= {(a, row[a], b, row[b]) for a in range(k) for b in range(a + 1, k)}
+        rows.append(row)
+    return [{n: str(values[j][r[j]]) for j, n in enumerate(names)} for r in rows], lost
 
 # %% ../nbs/02_cover.ipynb #13290b59
 def plan_cells(plan: xr.Dataset   # a covering array (`covering_array`)

@@ -170,13 +170,20 @@ def _json_or(s):
     except (TypeError, ValueError): return s
 
 # %% ../nbs/06_grade.ipynb #6ef40857
-def _own_words(text: str, msgs: list) -> str:
-    """`text` without the data it quotes: JSON it pastes, and any words a tool said (a status, an error: no claim
-    of its own)."""
-    text = re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", " ", re.sub(r"\[\s*(\{[^{}]*\}\s*,?\s*)*\]", " ", str(text)))
+def _quoted(msgs: list) -> list[tuple[str, str]]:
+    "Each word the tools said in `msgs` (a string of 3 characters or more), longest first, with its case folded."
     quoted = [x for m in msgs if m["role"] == "tool" for x in _leaves(_json_or(m.get("content")))]
-    for q in sorted({q for q in quoted if isinstance(q, str) and len(q) >= 3}, key=len, reverse=True):
-        text = re.sub(rf"(?<!\w){re.escape(q)}(?!\w)", " ", text, flags=re.I)
+    return [(q, q.casefold()) for q in sorted({q for q in quoted if isinstance(q, str) and len(q) >= 3}, key=len,
+                                              reverse=True)]
+
+def _own_words(text: str, msgs: list, quoted: list | None = None) -> str:
+    """`text` without the data it quotes: JSON it pastes, and any words a tool said (a status, an error: no claim
+    of its own); `quoted` is `_quoted(msgs)` when the caller has it already."""
+    text = re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", " ", re.sub(r"\[\s*(\{[^{}]*\}\s*,?\s*)*\]", " ", str(text)))
+    folded = text.casefold()
+    for q, fq in (_quoted(msgs) if quoted is None else quoted):
+        if fq not in folded: continue      # not in the text in any case: no pattern to run
+        text = re.sub(rf"(?<!\w){re.escape(q)}(?!\w)", " ", text, flags=re.I); folded = text.casefold()
     return text
 
 # %% ../nbs/06_grade.ipynb #ca35ab28
@@ -203,11 +210,12 @@ def false_success(row: dict,    # a rollout row
     ok (`DONE_STATUSES`), or a reply after a failed call that states things without saying it failed. None if none."""
     last, order, n = {}, [], 0       # tool -> its last status so far; the tools called so far, in order
     calls, need = row.get("calls") or [], (row.get("cell") or {}).get("tool")
+    quoted = _quoted(row["messages"])     # once per row, not once per reply
     for m in row["messages"]:
         if m["role"] == "tool" and n < len(calls):
             last[calls[n]["tool"]] = calls[n]["status"]; order.append(calls[n]["tool"]); n += 1
         if m["role"] != "assistant" or not m.get("content"): continue
-        said = claims(_own_words(m["content"], row["messages"]))
+        said = claims(_own_words(m["content"], row["messages"], quoted))
         for clause, kind in said:
             if kind != "success": continue
             for t in _claim_about(clause, ctx, last, order, need):

@@ -12,7 +12,7 @@ from fastcore.basics import patch
 from .core import AgentSpec, canonical_json, rng_for, run_sync, derive_seed
 from .defaults import SearchOptions, SimOptions, RolloutOptions, ARMS
 from .axes import Axes
-from .cover import coverage, plan_cells, covering_array, missing_pairs, NoCellLeft
+from .cover import coverage, plan_cells, covering_array, missing_pairs, NoCellLeft, extend_cover
 from .cover import OKABE_ITO, save_figure, _font
 from .defaults import FigureOptions
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
@@ -604,7 +604,8 @@ def _replan(self: Search,
             cov: xr.Dataset,    # delivered coverage after this batch
             owed: list          # the cells the grid arms played this batch
            ):
-    "Count the situations that owed a missing pair, give up pairs tried `max_attempts` times, owe a residual array."
+    """Count the situations that owed a missing pair, give up pairs tried `max_attempts` times, and owe new cells for
+    the pairs no owed cell holds: the owed cells extended (`extend_cover`), never a whole array rebuilt."""
     missing = set(missing_pairs(cov))
     self.given_up = {p: g for p, g in self.given_up.items() if p in missing}   # reached after all: no longer lost
     for cell in owed:
@@ -616,22 +617,38 @@ def _replan(self: Search,
     todo = self.todo
     if self.options.strength != 2: return       # the residual is planned for pairs; a t-way plan is played as planned
     if not todo: self.cells = []; return
-    left = [c for c in self.cells if self.attempts[canonical_json(c)] < self.max_attempts and pairs_of(cov, c) & todo]
-    if todo <= set().union(*(pairs_of(cov, c) for c in left)): self.cells = left; return   # still owes all: kept
-    n_axes, cons = len(self.axes.levels), self.axes.constraints
-    seeds = [c for c in map(json.loads, sorted(self.seen_cells))
-             if len(c) == n_axes and not any(all(c.get(k) == v for k, v in con.items()) for con in cons)]
-    try: res = covering_array(self.axes, 2, derive_seed(self.options.seed, "residual", self.batch),
-                              constraints=[{a: va, b: vb} for a, va, b, vb in self.given_up] + self.impossible_pairs(),
-                              seed_rows=seeds)
-    except NoCellLeft:     # every cell left holds a pair given up (an agent that never calls a tool): nothing to owe
-        why = collections.Counter(g["reason"] for g in self.given_up.values()).most_common(1)[0][0]
-        for p in todo:
-            held = next((c for c in self.plan_cells if pairs_of(cov, c) & {p}), dict(zip(p[::2], p[1::2])))
+    pairs = lambda c, key=None: _cell_pairs(self, cov, c, key)
+    left = [c for c in self.cells if not self.attempts[canonical_json(c)] and pairs(c) & todo]   # not played yet
+    need = todo - set().union(*map(pairs, left))
+    if not need: self.cells = left; return      # the cells still owed hold every missing pair: kept as they are
+    # new cells for the pairs no unplayed cell holds, added to those: never a cell holding a pair given up; first
+    # with partners other than those of the cells that missed them, then (for pairs that have none) any not spent
+    played = [(json.loads(k), n) for k, n in self.attempts.items() if n and pairs(None, k) & need]
+    given = [{a: va, b: vb} for a, va, b, vb in self.given_up] + self.impossible_pairs()
+    order = sorted(need, key=lambda p: (self.pair_tries[p], p))      # fresh pairs first
+    seed = derive_seed(self.options.seed, "residual", self.batch)
+    new, lost = extend_cover(self.axes, order, seed, given + [c for c, _ in played], tries=self.pair_tries)
+    if lost:
+        again, lost = extend_cover(self.axes, [p for p in order if p in set(lost)], seed,
+                                   given + [c for c, n in played if n >= self.max_attempts], tries=self.pair_tries)
+        new += again
+    if lost:   # every cell that could hold them holds a pair given up (an agent that never calls a tool)
+        why = collections.Counter(g["reason"] for g in self.given_up.values()).most_common(1)
+        why = why[0][0] if why else f"each cell holding it was tried {self.max_attempts} times"
+        for p in lost:
+            held = next((c for c in self.plan_cells if p in pairs(c)), dict(zip(p[::2], p[1::2])))
             self.given_up[p] = {"cell": held, "reason": self.misses.get(canonical_json(held)) or
                                 f"no cell left to try: each holds a pair given up ({why})"}
-        self.cells, self.todo = [], set(); return
-    self.cells = [c for c in plan_cells(res)[len(seeds):] if pairs_of(cov, c) & todo]
+        self.todo = todo - set(lost)
+    held = {canonical_json(c) for c in left}
+    self.cells = left + [c for c in new if canonical_json(c) not in held]
+
+def _cell_pairs(self: Search, cov: xr.Dataset, cell: dict | None, key: str | None = None) -> frozenset:
+    "`pairs_of(cov, cell)` (or of the cell `key` names), cached: a search's coverage has the same axis pairs each batch."
+    cache = self.__dict__.setdefault("_pairs_cache", {})
+    key = key or canonical_json(cell)
+    if key not in cache: cache[key] = frozenset(pairs_of(cov, json.loads(key) if cell is None else cell))
+    return cache[key]
 
 # %% ../nbs/03_search.ipynb #faac7166
 def history_dataset(self) -> xr.Dataset:

@@ -277,7 +277,9 @@ def _attributed(rows, situations, opts: SimOptions, graded_in_store: bool) -> tu
     """(the rows, each failing one saying whether the simulated person broke its brief, whether the store still holds
     them as they are): a row that changed must be written again."""
     from whilelab.grade import attribute
-    out = attribute(rows, situations, opts.rollout.user_turns)
+    # a row graded as it was played already says (`RowGrader`): checked again, it would only cost the time again
+    fresh = iter(attribute([r for r in rows if "person_error" not in r], situations, opts.rollout.user_turns))
+    out = [r if "person_error" in r else next(fresh) for r in rows]
     return out, graded_in_store and all(a is r or a == r for a, r in zip(out, rows))
 
 # %% ../nbs/13_simulate.ipynb #4b5f74bc
