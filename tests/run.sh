@@ -23,6 +23,9 @@ python -c 'from importlib.metadata import requires as r; print("\n".join(x for x
   xargs -d '\n' python -m pip install -q -c constraints-dev.txt 2>&1 | grep -v -E "^WARNING: (Location|Running pip as)" || true
 # fail early if the install did not take
 python -c "import whilelab, nbdev, execnb, trl.data_utils, playwright, jupyterlab, ray, xdist, inspect_ai.log, openenv"
+# tests/test_openenv.py plays OpenEnv's latest release in a venv it makes under tmp (venv module, pip and the index);
+# set WHILELAB_OPENENV_LATEST to a python that already has it to skip that install.
+python -c "import venv, ensurepip"
 # The search-panel browser test drives Debian's chromium (Playwright's own browser download cannot run here).
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

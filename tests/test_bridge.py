@@ -354,3 +354,112 @@ def test_notion_shaped_free_form_dicts_are_a_clear_error_or_not_strict():
     ctx = ToolContext(context=None, tool_name="create_page", tool_call_id="c2", tool_arguments=json.dumps(page))
     asyncio.run(made["create_page"].on_invoke_tool(ctx, json.dumps(page)))
     assert got[-1] == ("create_page", page)
+
+
+# Faults the frameworks feel: BridgeOptions(faults=...) raises a planned fault in the framework's tool call (or waits a
+# time-out out first), so the agent's own error handling answers its model. One cancellation whose first call times
+# out, played through each real framework against the stand-in model; what the model was sent shows whose path ran.
+TIMEOUT_CELL = {"tool": "cancel_order", "world": "exists", "condition": "timeout", "stance": "cooperative"}
+
+
+def faulted_rollout(make_agent):
+    "The row of the timed-out cancellation and the tool messages the framework sent its model, in order."
+    served = Served(SPEC)
+    with served as url:
+        row = rollouts([situation_from_cell(TIMEOUT_CELL, SPEC, seed=0)], SPEC, make_agent(url), TemplateUser(),
+                       progress=False)[0]
+    told = [m["content"] for b in served.strict.calls for m in b["messages"] if m["role"] == "tool"]
+    return row, list(dict.fromkeys(told))        # each tool message once, in the order the model first saw it
+
+
+def sdk_agent(opts, timeout_s=None):
+    from openai import AsyncOpenAI
+    def make(url):
+        @bridge(family="openai-agents", opts=opts)
+        async def support(messages, tools):
+            async with AsyncOpenAI(base_url=url, api_key="offline", max_retries=0) as client:
+                agent = agents.Agent(name="support", instructions=SPEC.policy,
+                                     tools=tools.function_tools(timeout_s=timeout_s),
+                                     model=agents.OpenAIChatCompletionsModel("standin", client))
+                return await agents.Runner.run(agent, to_items(messages), max_turns=20)
+        return support
+    return make
+
+
+def graph_agent(opts, handled: bool, statuses: list = None):
+    """LangGraph's canonical loop; `handled`: its tools handle a `ToolException` (LangChain's `handle_tool_error`).
+    `statuses` gets the status of each tool message of its final states ('error' where a tool error was handled)."""
+    import httpx
+    from langchain_openai import ChatOpenAI
+    from langchain_core.tools import tool as lc_tool
+    from langgraph.graph import StateGraph, MessagesState, START
+    from langgraph.prebuilt import ToolNode, tools_condition
+    def make(url):
+        @bridge(family="langgraph", opts=opts)
+        async def support(messages, tools):
+            lc_tools = [lc_tool(f) for f in tools]
+            for t in lc_tools: t.handle_tool_error = handled
+            async with httpx.AsyncClient() as http:
+                model = ChatOpenAI(model="standin", base_url=url, api_key="offline", max_retries=0,
+                                   http_async_client=http).bind_tools(lc_tools)
+                async def think(state): return {"messages": [await model.ainvoke(state["messages"])]}
+                g = StateGraph(MessagesState)
+                g.add_node("model", think); g.add_node("tools", ToolNode(lc_tools))
+                g.add_edge(START, "model"); g.add_conditional_edges("model", tools_condition)
+                g.add_edge("tools", "model")
+                out = await g.compile().ainvoke({"messages": [{"role": "system", "content": SPEC.policy}, *messages]})
+                if statuses is not None: statuses.extend(m.status for m in out["messages"] if m.type == "tool")
+                return out
+        return support
+    return make
+
+
+TIMED_OUT = '{"error":"the call timed out after 30 s"}'       # the world's answer to the planted time-out
+
+
+def test_by_default_a_fault_reaches_the_framework_as_the_tools_result():
+    row, told = faulted_rollout(sdk_agent(BridgeOptions()))
+    assert [c["status"] for c in row["calls"]] == ["ok", "timeout", "ok"] and row["error"] is None
+    assert TIMED_OUT in told and not any("error occurred" in t for t in told)
+
+
+def test_raised_faults_take_the_agents_sdk_error_path_and_its_agent_retries():
+    row, told = faulted_rollout(sdk_agent(BridgeOptions(faults="raise")))
+    # the SDK caught the tool's exception and told its model its own failure text, not the world's answer
+    assert "An error occurred while running the tool. Please try again." in told and TIMED_OUT not in told, told
+    assert [c["status"] for c in row["calls"]] == ["ok", "timeout", "ok"] and row["error"] is None    # it retried
+    assert row["state_hash_after"] == row["reference_hash"]         # and the cancellation went through
+    assert TIMED_OUT in [m["content"] for m in row["messages"] if m["role"] == "tool"]   # the row keeps the world's
+
+
+def test_a_delayed_timeout_takes_the_agents_sdk_own_time_out_path():
+    # the SDK's time-out (0.05 s) is shorter than the bridge's wait (5 s): the SDK's timer is the one that fires
+    row, told = faulted_rollout(sdk_agent(BridgeOptions(faults="delay", fault_delay_s=5.0), timeout_s=0.05))
+    assert "Tool 'cancel_order' timed out after 0.05 seconds." in told, told
+    assert [c["status"] for c in row["calls"]] == ["ok", "timeout", "ok"] and row["error"] is None
+
+
+def test_raised_faults_are_langchain_tool_exceptions_handled_or_not_as_the_agent_chose():
+    statuses = []
+    row, told = faulted_rollout(graph_agent(BridgeOptions(faults="raise"), handled=True, statuses=statuses))
+    assert "error" in statuses, statuses          # LangChain handled the ToolException: an error ToolMessage
+    assert [c["status"] for c in row["calls"]] == ["ok", "timeout", "ok"] and row["error"] is None
+    statuses = []
+    faulted_rollout(graph_agent(BridgeOptions(), handled=True, statuses=statuses))
+    assert statuses and "error" not in statuses, statuses       # by default the fault is the tool's result
+    # an agent that does not handle tool errors fails on it, as it would on a real tool's error
+    row, _ = faulted_rollout(graph_agent(BridgeOptions(faults="raise"), handled=False))
+    assert row["error"] and "UnhandledFault" in row["error"] and "ToolTimeout" in row["error"], row["error"]
+    assert [c["status"] for c in row["calls"]] == ["ok", "timeout"]         # no retry of the agent's own failure
+
+
+def test_a_delayed_timeout_in_langgraph_waits_then_raises_a_timeout_error():
+    row, told = faulted_rollout(graph_agent(BridgeOptions(faults="delay", fault_delay_s=0.2), handled=False))
+    assert row["error"] and "ToolTimeout" in row["error"], row["error"]        # a TimeoutError the graph did not catch
+    assert "UnhandledFault" in row["error"]
+    row, told = faulted_rollout(graph_agent(BridgeOptions(faults="delay", fault_delay_s=0.2), handled=True))
+    assert [c["status"] for c in row["calls"]] == ["ok", "timeout", "ok"] and row["error"] is None
+
+
+def test_fault_options_refuse_a_mode_they_do_not_know():
+    with pytest.raises(ValueError, match=r"BridgeOptions.faults must be one of .* Fix"): BridgeOptions(faults="throw")

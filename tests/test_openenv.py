@@ -1,7 +1,10 @@
 """The plan as an OpenEnv environment, served by OpenEnv's own app on 127.0.0.1 and played through OpenEnv's client:
 two sessions at once, one driven by a tiny randomly initialised language model on CPU for two steps of rollout, the
-other replaying the offline agent's turns to the end, where its reward is whilelab's grade of the same rollout."""
-import threading, time, warnings
+other replaying the offline agent's turns to the end, where its reward is whilelab's grade of the same rollout. The
+documented client, OpenEnv's HTTP routes and a refused session are checked on the pinned release in process and on the
+latest in a venv of its own (tests/openenv_play.py)."""
+import os, subprocess, threading, time, venv, warnings
+from pathlib import Path
 import pytest
 
 pytest.importorskip("openenv", reason="OpenEnv is not installed (pip install 'whilelab[openenv]')")
@@ -11,6 +14,12 @@ from conftest import free_port
 from whilelab.defaults import SimOptions
 from whilelab.simulate import simulate
 from whilelab.rl import server, SituationClient, SituationEnvironment, ToolAction
+from openenv_play import check_all
+
+HERE = Path(__file__).parent
+# The latest OpenEnv release, which `whilelab[openenv]` (openenv-core>=0.2.0) installs today; the pin is in
+# constraints-dev.txt. Set WHILELAB_OPENENV_LATEST to a python that has it to skip making the venv (40 s here).
+OPENENV_LATEST = "openenv-core==0.3.0"
 
 OPTS = SimOptions(k_samples=1, n_phrasings=1, search=None)
 
@@ -130,3 +139,31 @@ def test_a_step_before_reset_and_an_unknown_situation_say_the_fix(sim):
     env = SituationEnvironment(sim.spec, OPTS, situations={s.id: s for s in sim.situations})
     with pytest.raises(RuntimeError, match="call reset"): env.step(ToolAction(message="hi"))
     with pytest.raises(ValueError, match="not in this environment's plan"): env.reset(situation_id="s-nope")
+
+
+def test_the_pinned_release_plays_with_the_client_over_http_and_refuses_a_session_saying_why(sim):
+    assert check_all(sim) == ["client", "http", "refused"]
+
+
+@pytest.fixture(scope="module")
+def latest_python(tmp_path_factory):
+    "A python with OpenEnv's latest release: a venv over this one's packages, made here with pip (skipped if it can't)."
+    if os.environ.get("WHILELAB_OPENENV_LATEST"): return os.environ["WHILELAB_OPENENV_LATEST"]
+    d = tmp_path_factory.mktemp("openenv-latest")
+    venv.create(d, system_site_packages=True, with_pip=True)
+    py = str(d / "bin" / "python")
+    r = subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check", OPENENV_LATEST],
+                       capture_output=True, text=True)
+    if r.returncode: pytest.skip(f"pip could not install {OPENENV_LATEST} into a venv (no index reachable?): "
+                                 f"{r.stderr.strip()[-300:]}")
+    return py
+
+
+def test_the_latest_release_plays_the_same_with_its_async_client_and_the_documented_with(latest_python):
+    env = {**os.environ, "WHILELAB_CACHE": "off",
+           "PYTHONPATH": os.pathsep.join([str(HERE.parent), str(HERE), os.environ.get("PYTHONPATH", "")])}
+    r = subprocess.run([latest_python, str(HERE / "openenv_play.py")], capture_output=True, text=True, env=env,
+                       cwd=HERE.parent, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    version = OPENENV_LATEST.split("==")[1]
+    assert f"openenv-core {version} ok: client, http, refused, async client" in r.stdout, (r.stdout, r.stderr[-2000:])

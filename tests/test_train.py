@@ -194,6 +194,57 @@ def test_factories_pickle_into_a_fresh_process_that_plays_them(exports, tmp_path
     assert out["shopfront"][0] == "ShopfrontEnv" and len(out["shopfront"][1]) == len(spec.tools) + 2
 
 
+# An agent whose tools are functions of `__main__`, as a notebook defines them. The factory is pickled into a process
+# that multiprocessing's spawn makes, which runs none of the `if __name__ == "__main__":` block, so it has no
+# `get_weather`: the factory must carry the tools' schemas alone, not the functions (which the environment never calls).
+MAIN_TOOLS = """
+import multiprocessing as mp, pickle, sys
+
+def play(blob, row):
+    "In the spawned process: the factory unpickled, a fresh environment, the row's situation, one call, the reward."
+    assert not hasattr(sys.modules["__main__"], "get_weather")          # as in a worker of a notebook's trainer
+    env = pickle.loads(blob)()
+    env.reset(**row)
+    said = env.get_weather(city="Oslo")
+    methods = sorted(n for n, v in vars(type(env)).items() if not n.startswith("_") and callable(v))
+    return type(env).__name__, methods, isinstance(said, str), env.get_reward()
+
+if __name__ == "__main__":
+    from whilelab.core import AgentSpec
+    from whilelab.cut import environment_for
+
+    def get_weather(city: str) -> str:
+        \"\"\"Today's weather in a city.
+
+        Args:
+            city: the city's name\"\"\"
+        return f"sunny in {city}"
+
+    spec = AgentSpec("weather", [get_weather], "Answer questions about the weather. Look it up first.")
+    assert spec.tools[0].fn is get_weather and get_weather.__module__ == "__main__"
+    factory = environment_for(spec)
+    row = {"situation_id": "s-weather", "cell": {"tool": "get_weather", "condition": "ok"}, "seed": 0}
+    with mp.get_context("spawn").Pool(1) as pool:
+        print(repr(pool.apply(play, (pickle.dumps(factory), row))))
+    env = pickle.loads(pickle.dumps(factory))()
+    env.reset(**row)
+    print(repr(env.get_weather(city="Oslo") != "sunny in Oslo"))     # the world answers from schemas, not the function
+"""
+
+
+def test_a_factory_of_tools_defined_in_main_unpickles_and_plays_in_a_spawned_process(tmp_path):
+    import os, subprocess, sys
+    script = tmp_path / "weather.py"
+    script.write_text(MAIN_TOOLS)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                       env={**os.environ, "WHILELAB_CACHE": "off"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    played, schemas_answered = r.stdout.strip().splitlines()
+    # the tool a method of the agent's environment class, answered by its world; a plain successful call scores 1
+    assert eval(played) == ("WeatherEnv", ["get_weather"], True, 1.0), r.stdout
+    assert schemas_answered == "True"
+
+
 def test_grpo_routes_each_row_to_its_agents_environment(exports, tokenizer, tmp_path):
     """One GRPO run over two agents: a dict of factories, rows routed by the export's `environment` column; each
     agent's environment grades its own rows (one reward column per environment, both filled)."""

@@ -4,7 +4,7 @@
 
 # %% ../nbs/22_bridge.ipynb #63c06149
 from __future__ import annotations
-import asyncio, contextlib, inspect, json, keyword, re, socket, threading, time, types, typing, weakref
+import asyncio, contextlib, inspect, itertools, json, keyword, re, socket, threading, time, types, typing, weakref
 from dataclasses import dataclass
 from fastcore.basics import patch
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,10 +16,13 @@ from .world import Schema
 from .standins import ScriptedAgent
 
 # %% auto #0
-__all__ = ['BridgeOptions', 'py_type', 'signature_of', 'docstring_of', 'tool_function', 'Toolbox', 'usage_of', 'Bridged',
-           'bridge', 'StandinModel', 'serve_standin', 'to_items', 'mcp_server', 'serve_mcp_http']
+__all__ = ['FAULT_MODES', 'BridgeOptions', 'ToolFault', 'ToolTimeout', 'py_type', 'signature_of', 'docstring_of', 'tool_function',
+           'Toolbox', 'UnhandledFault', 'usage_of', 'Bridged', 'bridge', 'StandinModel', 'serve_standin', 'to_items',
+           'mcp_server', 'serve_mcp_http']
 
 # %% ../nbs/22_bridge.ipynb #40cc15b1
+FAULT_MODES = ("text", "raise", "delay")   # see `BridgeOptions.faults`
+
 @named
 @dataclass(frozen=True)
 class BridgeOptions:
@@ -32,6 +35,38 @@ class BridgeOptions:
     served_backlog: int = _d(256, "connections the served stand-in holds waiting to be accepted: a framework opens "
                                   "one per turn, and the standard library's 5 refused some when 16 rollouts opened "
                                   "them at once on a loaded machine", lo=1)
+    faults: str = _d("text", "how a planned fault reaches the framework's tool call: 'text' returns the world's answer "
+                             "(what every framework reads), 'raise' raises it as the framework's own tool error "
+                             "(`ToolFault`), 'delay' waits a time-out out first (`ToolTimeout`)")
+    fault_statuses: tuple = _d(("timeout", "denied", "rate_limited", "write_conflict"),
+                               "the world's answers that stand in place of the tool, as a real tool's error would; "
+                               "spoiled data (partial, stale, malformed) still comes back as the tool's result")
+    fault_delay_s: float = _d(1.0, "how long 'delay' holds a timed-out call before raising `ToolTimeout`: longer than "
+                                   "a framework's own tool time-out set for the test (its path fires first), short "
+                                   "enough for a search", lo=0.0)
+    def _check(self):
+        if self.faults not in FAULT_MODES:
+            raise ValueError(f"BridgeOptions.faults must be one of {FAULT_MODES}, got {self.faults!r}. Fix: e.g. "
+                             "BridgeOptions(faults='raise')")
+
+# %% ../nbs/22_bridge.ipynb #3de46324
+def _tool_error_base() -> type:
+    "LangChain's `ToolException` where langchain-core is installed (what its tools and ToolNode handle), else Exception."
+    import importlib.util
+    if importlib.util.find_spec("langchain_core") is None: return Exception
+    from langchain_core.tools import ToolException
+    return ToolException
+
+class ToolFault(_tool_error_base()):
+    """A planned fault raised in the framework's tool call (`BridgeOptions(faults='raise')`): to the OpenAI Agents SDK
+    an error of its function tool (its `failure_error_function` answers the model), to LangChain a `ToolException`
+    (`handle_tool_error`, ToolNode's `handle_tool_errors`). Its message is the world's answer; `status` says which."""
+    def __init__(self, status: str, payload: str):
+        super().__init__(payload)
+        self.status, self.payload = status, payload
+
+class ToolTimeout(ToolFault, TimeoutError):
+    "A timed-out call raised after `BridgeOptions.fault_delay_s` (`faults='delay'`): a `ToolFault` and a `TimeoutError`."
 
 # %% ../nbs/22_bridge.ipynb #5aeefaf3
 _PY = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict, "null": type(None)}
@@ -171,9 +206,12 @@ def _free_form(s: dict, path: str) -> str | None:
 # %% ../nbs/22_bridge.ipynb #d2442bc8
 @patch
 def function_tools(self: Toolbox,
-                   strict: bool | None = True  # strict schemas (`strict_mode`); None: where a tool's schema allows
+                   strict: bool | None = True,  # strict schemas (`strict_mode`); None: where a tool's schema allows
+                   timeout_s: float | None = None  # the SDK's own time-out of each call (`timeout`); None: none
                   ) -> list:
-    "The tools as the OpenAI Agents SDK's `FunctionTool`s (`agents.function_tool` of each callable)."
+    """The tools as the OpenAI Agents SDK's `FunctionTool`s (`agents.function_tool` of each callable). With
+    `BridgeOptions(faults='delay')`, a `timeout_s` below `fault_delay_s` makes a timed-out call take the SDK's own
+    time-out path."""
     from whilelab.interop import need
     agents = need("agents", "Toolbox.function_tools")
     out = []
@@ -185,7 +223,8 @@ def function_tools(self: Toolbox,
                              "tools.function_tools(strict=False) or strict=None (strict where a tool allows: "
                              "agents.function_tool(f, strict_mode=False) for this one), or list the properties of "
                              f"{where!r} in the tool's schema")
-        try: out.append(agents.function_tool(f, strict_mode=bool(strict if strict is not None else not where)))
+        kw = {"timeout": timeout_s} if timeout_s is not None else {}
+        try: out.append(agents.function_tool(f, strict_mode=bool(strict if strict is not None else not where), **kw))
         except agents.exceptions.UserError as e:
             raise ValueError(f"tool {f.tool.name!r}: the OpenAI Agents SDK cannot build its strict schema ({e}). Fix: "
                              "tools.function_tools(strict=False)") from None
@@ -217,7 +256,12 @@ class _Turn:
         self.n += 1
         cid, fut = f"call_{self.n}", self.loop.create_future()
         self.waiting.append((cid, name, args, fut)); self.arrived.set()
-        return await fut
+        said, status = await fut
+        if self.opts.faults == "text" or status not in self.opts.fault_statuses: return said
+        if status == "timeout":
+            if self.opts.faults == "delay": await asyncio.sleep(self.opts.fault_delay_s)   # a real wait
+            raise ToolTimeout(status, said)
+        raise ToolFault(status, said)
 
     def ask_sync(self, name: str, args: dict) -> str:
         "`ask` for a plain function: blocks its thread until the world answered."
@@ -234,6 +278,21 @@ class _Turn:
         if not self.task.done(): self.task.cancel()
 
 # %% ../nbs/22_bridge.ipynb #b2a07d6c
+class UnhandledFault(RuntimeError):
+    """A `ToolFault` the framework agent did not handle: the agent failed on a tool's error, which the runner must not
+    retry as a passing backend failure (a `ToolTimeout` is a `TimeoutError`). The row's error names it."""
+
+def _unless_escaped(task: asyncio.Future, opts: BridgeOptions):
+    "The framework run's result; a `ToolFault` it let escape (however wrapped) as `UnhandledFault`."
+    try: return task.result()
+    except Exception as e:
+        seen, x = 0, e
+        while x is not None and seen < 8 and not isinstance(x, ToolFault): x, seen = x.__cause__ or x.__context__, seen + 1
+        if not isinstance(x, ToolFault): raise
+        raise UnhandledFault(f"the agent did not handle a tool error: {type(x).__name__} ({x.status}) {x.payload}. It "
+                             f"was raised in its tool call because BridgeOptions(faults={opts.faults!r}); an agent "
+                             "that handles its tools' errors tells its model instead") from e
+
 @patch
 async def next(self: _Turn) -> dict:
     "The framework's next step for the runner: the tool calls it made together (one assistant turn), or its reply."
@@ -242,7 +301,7 @@ async def next(self: _Turn) -> dict:
         waiter = asyncio.ensure_future(self.arrived.wait())
         try: await asyncio.wait({self.task, waiter}, return_when=asyncio.FIRST_COMPLETED)
         finally: waiter.cancel()
-    if not self.waiting: return _final(self.task.result(), self.prices)
+    if not self.waiting: return _final(_unless_escaped(self.task, self.opts), self.prices)
     quiet = 0
     while quiet < self.opts.settle_ticks:      # calls started together (asyncio.gather) arrive within a few turns
         n = len(self.waiting); await asyncio.sleep(0)
@@ -254,13 +313,15 @@ async def next(self: _Turn) -> dict:
 # %% ../nbs/22_bridge.ipynb #3e178cc6
 @patch
 def answer(self: _Turn,
-           messages: list  # the conversation, ending with the world's answers to the calls handed out
+           messages: list,      # the conversation, ending with the world's answers to the calls handed out
+           calls: list = None   # how each call went (the rollout's `calls`, in the same order); None: unknown
           ):
-    "Hand each answer at the end of `messages` to the tool callable waiting for it."
-    for m in reversed(messages):
-        if m["role"] != "tool": break
+    "Hand each answer at the end of `messages`, and how its call went, to the tool callable waiting for it."
+    tail = list(itertools.takewhile(lambda m: m["role"] == "tool", reversed(messages)))
+    went = [c["status"] for c in calls[-len(tail):]][::-1] if tail and calls and len(calls) >= len(tail) else []
+    for m, status in itertools.zip_longest(tail, went[:len(tail)]):
         fut = self.pending.pop(m["tool_call_id"], None)
-        if fut is not None and not fut.done(): fut.set_result(m["content"])
+        if fut is not None and not fut.done(): fut.set_result((m["content"], status))
 
 # %% ../nbs/22_bridge.ipynb #2ae0fc56
 def _messages_of(out) -> list | None:
@@ -327,7 +388,7 @@ class Bridged:
                  name: str | None = None,        # its name in rows (default: the function's)
                  family: str = "custom",         # its model family (a judge must be of another)
                  sampling: dict | None = None,   # sampling settings, recorded on rows
-                 opts: BridgeOptions | None = None,  # how calls made together are grouped
+                 opts: BridgeOptions | None = None,  # how calls made together are grouped, how faults arrive
                  mcp: bool = False,   # also serve the tools over MCP for each turn, at `tools.mcp_url`
                  prices: dict = PRICES):  # USD per million tokens by model id, for the usage a framework reports
         if not callable(run):
@@ -344,7 +405,7 @@ class Bridged:
         "The framework's next step: the tool calls it made, or its reply to the person."
         turn = ctx.cache.get("bridge")
         if turn is not None and messages and messages[-1]["role"] == "tool" and not turn.task.done():
-            turn.answer(messages)
+            turn.answer(messages, ctx.cache.get("world_calls"))
         else:
             if turn is not None: turn.cancel()
             turn = ctx.cache["bridge"] = _Turn(self, messages, ctx.spec)

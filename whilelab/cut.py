@@ -12,7 +12,7 @@ from .defaults import CutOptions, GradeOptions
 from .rollout import row_key
 
 # %% auto #0
-__all__ = ['Selection', 'cut_sft', 'cut_dpo', 'cut_grpo', 'SituationEnv', 'EnvironmentFactory', 'environment_for',
+__all__ = ['Selection', 'cut_sft', 'cut_dpo', 'cut_grpo', 'SituationEnv', 'schemas_only', 'EnvironmentFactory', 'environment_for',
            'environment_factories', 'tell_replies', 'cut_rm', 'cut_kto', 'overlap', 'decontaminate', 'to_dataset',
            'export', 'PublishRefused', 'gate', 'publish']
 
@@ -219,12 +219,21 @@ class SituationEnv:
         return reward_of(self.reward_parts)
 
 # %% ../nbs/07_cut.ipynb #2d9fa1ed
+def schemas_only(spec: AgentSpec   # the agent, its tools in any form
+                ) -> AgentSpec:
+    """`spec` with each tool's schema and none of the functions it was made from: what pickles from any module (a
+    notebook's or a script's `__main__` too) and all a `SituationEnv` needs, its world answering from the schemas."""
+    import dataclasses
+    if all(t.fn is None for t in spec.tools): return spec
+    return dataclasses.replace(spec, tools=[dataclasses.replace(t, fn=None) for t in spec.tools])
+
 class EnvironmentFactory:
     """Makes a fresh `SituationEnv` for `spec` each call: what TRL's `GRPOTrainer(environment_factory=...)` takes. It
-    pickles: it holds the agent and the grading options, and builds the environment class in the process calling it."""
+    pickles into any worker: it holds the agent's schemas (`schemas_only`, never the tools' functions, which a worker
+    could not import from a notebook) and the grading options, and builds the environment class where it is called."""
     def __init__(self, spec: AgentSpec,   # the agent whose tools the environment answers
                  grade_opts: GradeOptions | None = None):  # which conduct rules are hard (default: the defaults)
-        self.spec, self.grade_opts, self._cls = spec, grade_opts, None
+        self.spec, self.grade_opts, self._cls = schemas_only(spec), grade_opts, None
     @property
     def cls(self) -> type:
         "The environment class, one method per tool of the agent (built once in this process)."

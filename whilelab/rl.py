@@ -4,7 +4,8 @@
 
 # %% ../nbs/20_rl.ipynb #58983e60
 from __future__ import annotations
-import functools, inspect, time, types
+import collections, functools, inspect, json, time, types
+from dataclasses import dataclass
 from fastcore.basics import patch
 from typing import Any, Optional
 from pydantic import Field
@@ -13,13 +14,15 @@ need("openenv.core.env_server", "whilelab.rl")      # an ImportError naming the 
 from openenv.core.env_server import Environment, Action, Observation, State, create_app
 from openenv.core.env_client import EnvClient
 from openenv.core.client_types import StepResult
+from websockets.exceptions import ConnectionClosed
 from .core import AgentSpec, shopfront, run_sync, stable_hash
 from .defaults import SimOptions
 from .rollout import Ctx, assistant_msg, tool_msg, call_record, _row, _Record
 from .world import Schema, Faulty
 
 # %% auto #0
-__all__ = ['ToolAction', 'TurnObservation', 'SituationState', 'SituationEnvironment', 'server', 'SituationClient']
+__all__ = ['ToolAction', 'TurnObservation', 'SituationState', 'EpisodeError', 'SituationEnvironment', 'ServeOptions', 'server',
+           'SessionRefused', 'SituationClient']
 
 # %% ../nbs/20_rl.ipynb #605db4c9
 class ToolAction(Action):
@@ -51,6 +54,12 @@ class SituationState(State):
     calls: list = Field(default_factory=list)
     reward: Optional[float] = None
 
+# %% ../nbs/20_rl.ipynb #dd018c9b
+class EpisodeError(RuntimeError, ValueError):
+    """A reset or step the environment cannot play, with its fix. Served, OpenEnv's HTTP routes answer it with
+    `status` (409: no episode to step; 422: a situation not in the plan) and the message, not a 500."""
+    def __init__(self, msg: str, status: int = 409): super().__init__(msg); self.status = status
+
 # %% ../nbs/20_rl.ipynb #50ac37a5
 _PLAYER = types.SimpleNamespace(family="openenv", sampling={})   # who played, for the row: a client over OpenEnv
 
@@ -72,6 +81,7 @@ class SituationEnvironment(Environment):
         self.spec, self.opts, self.judge = spec or shopfront(), options or SimOptions(), judge
         self.situations = situations if situations is not None else _situations(self.spec, self.opts, axes, world)[1]
         self.user, self._ep = user or TemplateUser(self.opts.rollout), None
+        self._http = None    # served: episodes kept between HTTP requests by their episode_id (see `server`)
         self.run_id = "o" + stable_hash(self.spec.policy_version, self.opts.seed, n=10)
     # OpenEnv's abstract methods, here so the class can be made; the async ones below do the work
     def reset(self,
@@ -117,13 +127,14 @@ async def reset_async(self: SituationEnvironment,
     ids = list(self.situations)
     sid = situation_id or ids[(seed or 0) % len(ids)]
     if sid not in self.situations:
-        raise ValueError(f"situation_id {sid!r} is not in this environment's plan. Fix: one of {ids[:3]}... "
-                         "(SituationEnvironment.situations), or give seed= instead")
+        raise EpisodeError(f"situation_id {sid!r} is not in this environment's plan. Fix: one of {ids[:3]}... "
+                           "(SituationEnvironment.situations), or give seed= instead", status=422)
     s = self.situations[sid]
     ctx = Ctx(s, phrasing, sample, self.opts.seed, self.spec, Schema(self.spec.tools, records=s.world.schema.records),
               opts=self.opts.rollout)
     self._ep = types.SimpleNamespace(ctx=ctx, box=s.sandbox(), rec=_Record(), messages=[], calls=[], turns=0,
                                      t0=time.perf_counter(), row=None, id=episode_id or f"{sid}/{phrasing}/{sample}")
+    if episode_id is not None and self._http is not None: self._http.keep(episode_id, self._ep)
     opening = await self._person()
     return TurnObservation(role="user", content=opening or "", situation_id=sid, policy=self.spec.policy,
                            tools=[t.to_openai() for t in self.spec.tools], done=opening is None)
@@ -152,6 +163,7 @@ def _graded(self: SituationEnvironment, obs: TurnObservation) -> TurnObservation
     if hasattr(ep.box, "release"): ep.box.release()
     row = _row(ep.ctx, _PLAYER, self.run_id, ep.box, ep.messages, ep.calls, ep.rec, None, ep.t0)
     ep.row = grade([row], self.spec, self.judge, opts=self.opts.grade)[0]
+    if self._http is not None: self._http.drop(ep.id)
     return obs.model_copy(update={"done": True, "reward": ep.row["reward"], "reward_parts": ep.row["reward_parts"],
                                   "failed": [v["rule"] for v in ep.row["rules"] if not v["passed"]]})
 
@@ -160,12 +172,19 @@ def _graded(self: SituationEnvironment, obs: TurnObservation) -> TurnObservation
 async def step_async(self: SituationEnvironment,
                      action: ToolAction,                  # a tool call, or words to the person
                      timeout_s: Optional[float] = None,   # unused: the sandbox answers at once
+                     episode_id: Optional[str] = None,    # served over HTTP: the episode_id given to /reset
                      **kwargs: Any                        # what OpenEnv's server passes on; unused
                     ) -> TurnObservation:
     "The agent's turn; the world or the person answers. The last turn carries whilelab's grade as its reward."
+    if self._http is not None and episode_id is not None: self._ep = self._http.get(episode_id) or self._ep
     ep = self._ep
     if ep is None or ep.row is not None:
-        raise RuntimeError("no episode is running. Fix: call reset() first (and again after an episode is done)")
+        http = ("; over HTTP each request gets a fresh environment, so POST /reset with an episode_id and send the "
+                "same episode_id with each POST /step, or play over the WebSocket (SituationClient)"
+                if self._http is not None else "")
+        raise EpisodeError("no episode is running. Fix: call reset() first (and again after an episode is done)"
+                           + (f"; episode_id {episode_id!r} is not one this server is playing" if episode_id else "")
+                           + http)
     ep.turns += 1
     if action.tool: obs = await self._call(action)
     else:
@@ -193,23 +212,99 @@ def row(self: SituationEnvironment) -> dict | None:
     return self._ep.row if self._ep is not None else None
 
 # %% ../nbs/20_rl.ipynb #1d5cb9d8
+@dataclass(frozen=True)
+class ServeOptions:
+    "How `server` keeps episodes played over OpenEnv's HTTP routes (each request there gets a fresh environment)."
+    http_episodes: int = 256      # unfinished HTTP episodes kept at once, the oldest dropped first: bounded memory
+    def __post_init__(self):
+        if not (isinstance(self.http_episodes, int) and self.http_episodes >= 1):
+            raise ValueError(f"ServeOptions.http_episodes must be an int >= 1, not {self.http_episodes!r}. "
+                             "Fix: give how many unfinished HTTP episodes to keep, e.g. 256")
+
+class _Kept:
+    "Unfinished episodes by episode_id, shared by a server's environments, the oldest dropped past `limit`."
+    def __init__(self, limit: int): self.limit, self.eps = limit, collections.OrderedDict()
+    def keep(self, key, ep):
+        self.eps[key] = ep; self.eps.move_to_end(key)
+        while len(self.eps) > self.limit: self.eps.popitem(last=False)
+    def get(self, key): return self.eps.get(key)
+    def drop(self, key): self.eps.pop(key, None)
+
+def _answer(request, e: EpisodeError):
+    "An `EpisodeError` as an HTTP answer: its status and the message with its fix."
+    from fastapi.responses import JSONResponse
+    return JSONResponse({"detail": str(e)}, status_code=e.status)
+
 def server(spec: AgentSpec | None = None,   # the agent's tools and policy (default: the built-in example)
            options: SimOptions | None = None,  # plan, seed, turns and grading
-           max_sessions: int | None = None,    # sessions at once (default: OpenEnv's, one)
+           max_sessions: int | None = None,    # WebSocket sessions at once (default: OpenEnv's, one)
+           serve: ServeOptions | None = None,  # how HTTP episodes are kept
            **kw):                              # `SituationEnvironment`'s: user, judge, axes, world
-    "OpenEnv's app serving the plan's situations, a `SituationEnvironment` per session (the plan made once)."
+    """OpenEnv's app serving the plan's situations, a `SituationEnvironment` per session (the plan made once). Over
+    HTTP, `POST /reset` with an `episode_id` and `POST /step` with the same `episode_id` play one episode."""
     from whilelab.interop import _situations
-    spec, options = spec or shopfront(), options or SimOptions()
+    spec, options, serve = spec or shopfront(), options or SimOptions(), serve or ServeOptions()
     sits = _situations(spec, options, kw.pop("axes", None), kw.get("world"))[1]
-    make = functools.partial(SituationEnvironment, spec, options, situations=sits, **kw)
-    return create_app(make, ToolAction, TurnObservation, max_concurrent_envs=max_sessions)
+    kept = _Kept(serve.http_episodes)
+    def make():
+        env = SituationEnvironment(spec, options, situations=sits, **kw)
+        env._http = kept
+        return env
+    app = create_app(make, ToolAction, TurnObservation, max_concurrent_envs=max_sessions)
+    app.add_exception_handler(EpisodeError, _answer)
+    return app
 
 # %% ../nbs/20_rl.ipynb #1b4424a7
+_ASYNC_CLIENT = inspect.iscoroutinefunction(EnvClient.reset)   # openenv-core >= 0.3: async, `.sync()` wraps it
+
+class SessionRefused(ConnectionError):
+    "The server would not open a session for this client (e.g. all `max_sessions` in use); the message says why."
+
+def _checked(response: dict) -> dict:
+    "The server's answer, or its error raised: a refused session as `SessionRefused`, others as OpenEnv raises them."
+    if response.get("type") != "error": return response
+    d = response.get("data", {})
+    if d.get("code") == "CAPACITY_REACHED":
+        raise SessionRefused(f"the server refused this session: {d.get('message')} "
+                             f"({d.get('active_sessions')} of {d.get('max_sessions')} sessions in use). Fix: close "
+                             "another client first, or serve more at once with server(..., max_sessions=N)")
+    if d.get("code") == "FACTORY_ERROR":
+        raise SessionRefused(f"the server could not make this session's environment: {d.get('message')}")
+    raise RuntimeError(f"Server error: {d.get('message', 'Unknown error')} (code: {d.get('code', 'UNKNOWN')})")
+
+def _closed(e: ConnectionClosed) -> ConnectionError:
+    "A session closed with nothing said: the error a client sees."
+    return ConnectionError(f"the server closed the session without a reason ({e}). Fix: check the server's log")
+
 class SituationClient(EnvClient):
-    "OpenEnv's client for a served `SituationEnvironment`: `reset(situation_id=...)`, `step(ToolAction(...))`."
+    """OpenEnv's client for a served `SituationEnvironment`: `reset(situation_id=...)`, `step(ToolAction(...))`.
+    `with SituationClient(base_url=...) as env:` plays synchronously on every OpenEnv release (on 0.3 and later
+    through OpenEnv's `.sync()`); there `async with` works too. A session the server refuses raises `SessionRefused`."""
     def _step_payload(self, action: ToolAction) -> dict: return action.model_dump(exclude={"metadata"})
     def _parse_result(self, payload: dict) -> StepResult:
         obs = TurnObservation(**payload.get("observation", {}), done=payload.get("done", False),
                               reward=payload.get("reward"))
         return StepResult(observation=obs, reward=payload.get("reward"), done=payload.get("done", False))
     def _parse_state(self, payload: dict) -> SituationState: return SituationState(**payload)
+    if _ASYNC_CLIENT:
+        def __enter__(self):
+            self._sync = self.sync()
+            return self._sync.__enter__()
+        def __exit__(self, *exc): self._sync.__exit__(*exc)
+        async def _send_and_receive(self, message: dict) -> dict:
+            try:
+                await self._send(message)
+                return _checked(await self._receive())
+            except ConnectionClosed as e:         # refused at once: its reason is the last message it sent
+                try: last = await self._ws.recv()
+                except ConnectionClosed: raise _closed(e) from e
+                return _checked(json.loads(last))
+    else:
+        def _send_and_receive(self, message: dict) -> dict:
+            try:
+                self._send(message)
+                return _checked(self._receive())
+            except ConnectionClosed as e:         # refused at once: its reason is the last message it sent
+                try: last = self._ws.recv(timeout=self._message_timeout)
+                except ConnectionClosed: raise _closed(e) from e
+                return _checked(json.loads(last))

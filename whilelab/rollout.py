@@ -665,6 +665,7 @@ async def play(ctx: Ctx,                  # which rollout: the situation, phrasi
               ) -> dict:
     "One rollout of `ctx` between `agent`, `user` and the situation's world, as a row."
     t0, box, rec, messages, calls, error = time.perf_counter(), ctx.situation.sandbox(), _Record(), [], [], None
+    ctx.cache["world_calls"] = calls     # how each call went, for an agent that hands faults on (the bridge)
     async def person(turn):
         said = await with_retries(lambda: user.respond(messages, ctx), ctx.key + ("user", turn), opts)
         said = rec.take(said, "user", len(messages)) if said else None
