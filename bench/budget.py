@@ -24,15 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from wire import Strict, Batches, message, chat  # noqa: E402
 from whilelab.core import shared_data, canonical_json  # noqa: E402
 from whilelab.defaults import SimOptions, BatchOptions  # noqa: E402
-from whilelab.roles import ClaudeAgent
-    ClaudeUser,
-    ClaudeBackend,
-    OpenAIBackend,
-    openai_judge,
-    STOP,
-    PRICES,
-    _usage,
-)  # noqa
+from whilelab.roles import ClaudeAgent, ClaudeUser, openai_judge, STOP  # noqa: E402
+from whilelab.backends import ClaudeBackend, OpenAIBackend, PRICES, _usage  # noqa: E402
 from whilelab.rollout import strip_timings  # noqa: E402
 from whilelab.simulate import simulate, usage_by_role  # noqa: E402
 
