@@ -438,10 +438,11 @@ def _situations(self: Search, alloc: dict) -> list:
 def _possible(self: Search, sits: list) -> list:
     """The situations a world you bring can hold; a cell trying found it cannot (no record answers as it needs) is not
     played: its (tool, world) pair is impossible for this world from now on, with the reason."""
-    keep = []
+    keep, self.dropped = [], collections.Counter()
     for s in sits:
         why = (s.realized or {}).get("impossible")
         if why is None: keep.append(s); continue
+        self.dropped[s.arm] += 1
         self.impossible.setdefault((s.cell.get("tool"), s.cell.get("world")), why)
         self.attempts[canonical_json(s.cell)] = self.max_attempts; self.misses[canonical_json(s.cell)] = why
     return keep
@@ -515,11 +516,16 @@ def _record(self: Search, why: dict, alloc: dict, before: dict, per_arm: dict, y
     k, cells = self.options.k_samples, self.plan_cells
     arms = {a: {"weight": before[a], "used": len(per_arm.get(a, [])) / max(1, played), "situations": alloc.get(a, 0),
                 "rollouts": len(per_arm.get(a, [])), "yield": yields.get(a, np.nan),
-                "note": why[a] or ""} for a in ARMS}
+                "note": why[a] or _dropped_note(self, a)} for a in ARMS}
     return {"batch": self.batch, "rollouts": self.total, "new_signatures": len(fresh), "signatures": len(self.sigs),
             "coverage": cov.attrs["fraction"],
             "cells_delivered": sum(self.deliveries[canonical_json(c)] >= k for c in cells) / len(cells),
             "undeliverable": len(self.undeliverable()), "arms": arms}
+
+def _dropped_note(self: Search, arm: str) -> str:
+    "Why an arm played fewer situations than it drew: cells trying found this world cannot hold."
+    n = getattr(self, "dropped", {}).get(arm, 0)
+    return f"{n} of its cells impossible in this world, not played" if n else ""
 
 # %% ../nbs/03_search.ipynb #77f3d6ce
 @patch
