@@ -79,8 +79,10 @@ def test_the_live_panel_draws_the_same_arm_panel_and_its_state(searched):
     panel = SearchPanel(searched)                                      # a finished search: drawn as it stands
     fig, counted = panel._history_live.fig, per_batch_from_rows(searched)
     for line, col in zip(fig.axes[0].lines, counted.T): np.testing.assert_array_equal(line.get_ydata(), col)
-    said = f"stopped ({searched.stopped})"
-    assert panel.status.value.startswith(f"<b>{said}</b>") and fig.get_suptitle().endswith(f"-- {said}")
+    said, head = f"stopped ({searched.stopped})", searched.stopped.split(": ")[0]
+    assert head == "saturated" and said.startswith("stopped (saturated: every deliverable pair delivered")
+    # the status says why in words; the figure's title keeps the head of them
+    assert panel.status.value.startswith(f"<b>{said}</b>") and fig.get_suptitle().endswith(f"-- stopped ({head})")
     last = searched.history[-1]["arms"]
     n = sum(last[a]["rollouts"] for a in ARMS)
     assert [panel.played[a].value for a in ARMS] == [f"played {last[a]['rollouts']} of {n}" for a in ARMS]

@@ -715,10 +715,12 @@ def _marks(n: int,    # points on the line
 def history_title(hist: xr.Dataset,      # a search's history
                   state: str | None = None  # what follows the dash: the panel's word ('paused', 'stopped (budget)')
                  ) -> str:
-    "What the history figure's title says: batches, rollouts, and `state` (default: why it stopped, or 'running')."
+    """What the history figure's title says: batches, rollouts, and `state` (default: why it stopped, or 'running'); a
+    stop said in words keeps its head in a title ('saturated: every ...' -> 'saturated'); `stopped` has the words."""
     n = hist.sizes["batch"]
     played = int(hist.total_rollouts.values[-1]) if n else 0
-    said = state or hist.attrs.get("stopped") or "running"
+    head, words, _ = (state or hist.attrs.get("stopped") or "running").partition(": ")
+    said = head + ")" if words and head.startswith("stopped (") else head
     return f"search: {n} batch{'es' * (n != 1)}, {played:,} rollouts -- {said}"
 
 # %% ../nbs/03_search.ipynb #2517f59d
