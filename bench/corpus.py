@@ -10,6 +10,7 @@ writes (`mcp-server-git` on a repository of its own). For each it prints:
 * delivered: pairs delivered / pairs deliverable (the summary's `delivered_pairs`: what the plan and the world allow);
 * price: rollouts, in the order they landed, until every pair delivered by the end was delivered, / (cells x k);
   stop: all the search's rollouts / those to full delivery;
+* signatures: distinct behaviour signatures of the rows; late: those first seen after full delivery (what the stop buys);
 * exists / ineligible / missing: the world axis as played (`world_as_played`): planned calls the world itself answered
   as the cell says, of those it answered; impossible: (tool, world) pairs trying found no record for;
 * own: of the situations whose person names a record, those whose record is of the person's own account (references
@@ -87,6 +88,8 @@ def measure(name: str, seed: int, k: int, budget: int | None) -> dict:
     for i, r in enumerate(landed, 1):
         seen |= pairs_of(cov, delivered_cell(r))
         if owed <= seen: at = i; break
+    early = {r["signature"] for r in landed[:at]} if at else set()
+    late = len({r["signature"] for r in landed} - early) if at else None   # what the rollouts after delivery found
     cells = int(sim.plan.sizes["cell"])
     frac = lambda t: (lambda a, b: a / b if b else None)(*map(int, t.split("/")))
     played = s.get("world_as_played") or {}
@@ -95,6 +98,7 @@ def measure(name: str, seed: int, k: int, budget: int | None) -> dict:
     return {"world": name, "seed": seed, "cells": cells, "rollouts": len(landed),
             "delivered": frac(s["delivered_pairs"]), "delivered_pairs": s["delivered_pairs"],
             "price": at / (cells * k) if at else None, "stop": len(landed) / at if at else None,
+            "signatures": len({r["signature"] for r in landed}), "late_signatures": late,
             **{w: frac(played[w]) if w in played else None for w in ("exists", "ineligible", "missing")},
             **{f"{w}_n": played.get(w, "0/0") for w in ("exists", "ineligible", "missing")},
             "impossible": sum(1 for u in sim.undeliverable if u.get("impossible")),
@@ -148,7 +152,8 @@ def compare(rows: list, base: dict) -> list[str]:
 
 
 def table(rows: list) -> str:
-    cols = ["world", "seed", "cells", "rollouts", "delivered_pairs", "price", "stop", "exists_n", "ineligible_n",
+    cols = ["world", "seed", "cells", "rollouts", "delivered_pairs", "price", "stop", "signatures", "late_signatures",
+            "exists_n", "ineligible_n",
             "missing_n", "impossible", "own", "ok_rate", "cpu_ms"]
     fmt = lambda v: "-" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v)
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]

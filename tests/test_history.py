@@ -17,12 +17,14 @@ from whilelab.standins import ScriptedAgent, TemplateUser
 
 @pytest.fixture(scope="module")
 def searched():
-    "A search of the example played to its end, past `marker_points` batches (a longer patience keeps it going)."
+    """A search of the example played to its end, past `marker_points` batches (a longer patience, no rate threshold
+    and no price cap keep it going)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # the example's policy facts left off the rule axis: said elsewhere
         spec = shopfront(); axes = agent_axes(spec)
         s = Search(spec, ScriptedAgent(), TemplateUser(), axes, covering_array(axes, seed=0),
-                   SimOptions(n_phrasings=1, k_samples=1, search=SearchOptions(patience=6)))
+                   SimOptions(n_phrasings=1, k_samples=1, search=SearchOptions(patience=6, min_new_per_1k=0.0,
+                                                                          explore_price=100.0)))
         s.run()
     return s
 
@@ -77,8 +79,10 @@ def test_the_live_panel_draws_the_same_arm_panel_and_its_state(searched):
     panel = SearchPanel(searched)                                      # a finished search: drawn as it stands
     fig, counted = panel._history_live.fig, per_batch_from_rows(searched)
     for line, col in zip(fig.axes[0].lines, counted.T): np.testing.assert_array_equal(line.get_ydata(), col)
-    said = f"stopped ({searched.stopped})"
-    assert panel.status.value.startswith(f"<b>{said}</b>") and fig.get_suptitle().endswith(f"-- {said}")
+    said, head = f"stopped ({searched.stopped})", searched.stopped.split(": ")[0]
+    assert head == "saturated" and said.startswith("stopped (saturated: every deliverable pair delivered")
+    # the status says why in words; the figure's title keeps the head of them
+    assert panel.status.value.startswith(f"<b>{said}</b>") and fig.get_suptitle().endswith(f"-- stopped ({head})")
     last = searched.history[-1]["arms"]
     n = sum(last[a]["rollouts"] for a in ARMS)
     assert [panel.played[a].value for a in ARMS] == [f"played {last[a]['rollouts']} of {n}" for a in ARMS]

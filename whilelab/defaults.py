@@ -258,8 +258,15 @@ class SearchOptions:
                     "exploration is bounded so the budget goes mostly to planned coverage")
     batch_situations: int = _d(16, "situations per batch (each played n_phrasings x k_samples times): a quarter of "
                                    "a typical pairwise plan", lo=1)
-    patience: int = _d(3, "batches in a row with no new behaviour signature before the search counts as saturated",
-                       lo=1)
+    patience: int = _d(3, "batches in a row with no new behaviour signature before the search counts as saturated; "
+                          "also the window the rate of new ones is read over", lo=1)
+    min_new_per_1k: float = _d(10.0, "once every deliverable pair is delivered, explore on only while the last "
+                                     "`patience` batches found 10 new behaviour signatures per 1k rollouts: one in "
+                                     "100 rollouts, rarer than that a paid rollout buys too little; 0: only silence "
+                                     "stops", lo=0.0)
+    explore_price: float = _d(1.0, "once every deliverable pair is delivered, explore at most this multiple of the "
+                                   "rollouts that delivered them: the search costs at most 2x the plan's price (the "
+                                   "old rule went on to 2-10x for a quarter of its signatures)", lo=0.0)
     max_attempts: int = _d(3, "situations tried for a plan cell before it is reported undeliverable (the agent "
                               "never reaches its tool), not retried forever", lo=1)
     budget: int = _d(20_000, "rollouts at most, whatever else happens", lo=1)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_search.ipynb #c1f88adc
 from __future__ import annotations
-import collections, dataclasses, heapq, itertools, json, math, warnings
+import bisect, collections, dataclasses, heapq, itertools, json, math, warnings
 from pathlib import Path
 import numpy as np
 import xarray as xr
@@ -176,6 +176,7 @@ class Search:
         self.batch, self.quiet, self.stopped = 0, 0, None
         self.graded_in_store = True             # every row this search stored went in graded: no rewrite at the end
         self.spend = Spend(options.rollout)     # a spend limit holds for the whole search, not per batch
+        self.delivered_at = None                # where the batch delivering the last pair began (the price)
 
     @property
     def total(self) -> int: return len(self.rows)
@@ -530,12 +531,46 @@ def _dropped_note(self: Search, arm: str) -> str:
 # %% ../nbs/03_search.ipynb #77f3d6ce
 @patch
 def _verdict(self: Search, new: list, n_sit: int) -> str | None:
-    "Why the search stops after this batch (a spend limit, saturation, the budget), or None."
+    "Why the search stops after this batch, in words (a spend limit, the price of exploring on, the budget), or None."
     for r in new: self.spend.add(r)
     if self.spend.why: return self.spend.why        # every row counted (and the writer's calls), then the verdict
-    if self.quiet >= self.patience and not self.undelivered(): return "saturated"
-    if self.total + self.per_situation > self.budget or n_sit == 0: return "budget"
+    if self.delivered_at is None and not self.undelivered(): self.delivered_at = self._delivered_by()
+    if self.delivered_at is not None and (why := self._explored()): return why
+    if self.total + self.per_situation > self.budget or n_sit == 0: return "budget"   # the user's own limit, named
     return None
+
+@patch
+def _delivered_by(self: Search) -> int:
+    """The first rollout of the batch that delivered the last deliverable pair: the price of full delivery, counted
+    from the batch's start since its rows land in any order."""
+    seen, at = set(), 0
+    for i, r in enumerate(self.rows, 1):
+        got = pairs_of(self.cov, delivered_cell(r))
+        if not got <= seen: seen |= got; at = i
+    ends = [h["rollouts"] for h in self.history]
+    b = bisect.bisect_left(ends, at or self.total)
+    return (ends[b - 1] if b else 0) + 1
+
+@patch
+def _explored(self: Search) -> str | None:
+    """Why exploring on after full delivery is not worth its price, in words, or None: no new behaviour signature for
+    `patience` batches, fewer than `min_new_per_1k` per 1k rollouts over them, or a batch past `explore_price`."""
+    so = self.options.search or SearchOptions()
+    last, at = self.history[-self.patience:], self.delivered_at
+    played = self.total - (self.history[-self.patience - 1]["rollouts"] if len(self.history) > self.patience else 0)
+    new = sum(h["new_signatures"] for h in last)
+    rate, cap = 1000 * new / max(1, played), at * (1 + so.explore_price)
+    said = (f"saturated: every deliverable pair delivered in the batch from rollout {at:,}; the last {len(last)} "
+            f"batches found {new} new behaviour signature{'s' * (new != 1)} in {played:,} rollouts "
+            f"({rate:.1f} per 1k)")
+    if self.quiet >= self.patience: return said
+    if len(last) == self.patience and rate < so.min_new_per_1k:
+        return f"{said}, under SearchOptions.min_new_per_1k={so.min_new_per_1k:g}"
+    if self.total + self.batch_situations * self.per_situation > cap:
+        return (f"{said}; another batch would pass {cap:,.0f} rollouts, {1 + so.explore_price:g}x full delivery "
+                f"(SearchOptions.explore_price={so.explore_price:g})")
+    return None
+
 
 # %% ../nbs/03_search.ipynb #010d6aa3
 def step(self) -> dict | None:
@@ -660,7 +695,8 @@ def _cell_pairs(self: Search, cov: xr.Dataset, cell: dict | None, key: str | Non
 def history_dataset(self) -> xr.Dataset:
     """Per (batch, arm): the weight drawn for the batch, the share of it played (`used`), situations, `rollouts` played
     (counted from the batch's rows by arm: what the history figure's arm panel shows), yield, note; per batch:
-    coverage, signatures, rollouts."""
+    coverage, signatures, rollouts; attrs: why it stopped, in words, and `delivered_at` (where the batch
+    delivering the last pair began)."""
     H, B = self.history, range(len(self.history))
     arm_var = lambda k, dtype=float: (("batch", "arm"), np.array([[h["arms"][a][k] for a in ARMS] for h in H], dtype=dtype).reshape(len(H), len(ARMS)))
     return xr.Dataset({"weight": arm_var("weight"), "used": arm_var("used"), "situations": arm_var("situations", int),
@@ -671,7 +707,9 @@ def history_dataset(self) -> xr.Dataset:
                        "new_signatures": ("batch", [h["new_signatures"] for h in H]),
                        "total_rollouts": ("batch", [h["rollouts"] for h in H]),
                        "undeliverable": ("batch", [h["undeliverable"] for h in H])},
-                      coords={"batch": list(B), "arm": list(ARMS)}, attrs={"stopped": self.stopped or ""})
+                      coords={"batch": list(B), "arm": list(ARMS)},
+                      attrs={"stopped": self.stopped or "",             # why it stopped, in words
+                             **({"delivered_at": self.delivered_at} if self.delivered_at else {})})
 Search.history_dataset = history_dataset
 
 # %% ../nbs/03_search.ipynb #ca831bce
@@ -700,10 +738,12 @@ def _marks(n: int,    # points on the line
 def history_title(hist: xr.Dataset,      # a search's history
                   state: str | None = None  # what follows the dash: the panel's word ('paused', 'stopped (budget)')
                  ) -> str:
-    "What the history figure's title says: batches, rollouts, and `state` (default: why it stopped, or 'running')."
+    """What the history figure's title says: batches, rollouts, and `state` (default: why it stopped, or 'running'); a
+    stop said in words keeps its head in a title ('saturated: every ...' -> 'saturated'); `stopped` has the words."""
     n = hist.sizes["batch"]
     played = int(hist.total_rollouts.values[-1]) if n else 0
-    said = state or hist.attrs.get("stopped") or "running"
+    head, words, _ = (state or hist.attrs.get("stopped") or "running").partition(": ")
+    said = head + ")" if words and head.startswith("stopped (") else head
     return f"search: {n} batch{'es' * (n != 1)}, {played:,} rollouts -- {said}"
 
 # %% ../nbs/03_search.ipynb #2517f59d
