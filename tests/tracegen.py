@@ -217,9 +217,13 @@ def openinference_agents(convs):
     with serve(Strict(Model(convs).reply)) as url:
         inst = OpenAIAgentsInstrumentor()
         inst.instrument(tracer_provider=tp)
+        # the SDK's tracing is one switch for the process: a test run earlier in this worker (the bridge's) may have
+        # turned it off, and then no span reaches the instrumentation
+        agents.set_tracing_disabled(False)
         try:
             asyncio.run(main(url + "/v1"))
         finally:
+            agents.set_tracing_disabled(True)       # off again: the SDK's own exporter would send traces to OpenAI
             inst.uninstrument()
     return spans.get_finished_spans(), []
 

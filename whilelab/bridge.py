@@ -61,7 +61,10 @@ class ToolFault(_tool_error_base()):
     """A planned fault raised in the framework's tool call (`BridgeOptions(faults='raise')`): to the OpenAI Agents SDK
     an error of its function tool (its `failure_error_function` answers the model), to LangChain a `ToolException`
     (`handle_tool_error`, ToolNode's `handle_tool_errors`). Its message is the world's answer; `status` says which."""
-    def __init__(self, status: str, payload: str):
+    def __init__(self,
+                 status: str,  # the fault the world answered: timeout, denied, rate_limited, write_conflict
+                 payload: str  # the world's answer, as the tool would have returned it
+                ):
         super().__init__(payload)
         self.status, self.payload = status, payload
 

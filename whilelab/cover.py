@@ -543,7 +543,7 @@ def plan_missing(plan: xr.Dataset,          # a covering array
 
 # %% ../nbs/02_cover.ipynb #2a9e8bbd
 def extend_cover(levels: Axes | dict | list,  # the axes the cells lie within, as `covering_array` takes them
-                 pairs,                        # (axis, value, axis, value) pairs to cover, e.g. `missing_pairs(cov)`
+                 pairs: list,                  # (axis, value, axis, value) pairs to cover, e.g. `missing_pairs(cov)`
                  seed: int = 0,                # run seed: ties between equally good values are broken by it
                  constraints: list | None = None, # dicts of axis -> value no new cell may hold, beside the axes' own
                  tries: dict | None = None        # pair -> cells that held it and did not deliver it (default: none)

@@ -58,7 +58,10 @@ class SituationState(State):
 class EpisodeError(RuntimeError, ValueError):
     """A reset or step the environment cannot play, with its fix. Served, OpenEnv's HTTP routes answer it with
     `status` (409: no episode to step; 422: a situation not in the plan) and the message, not a 500."""
-    def __init__(self, msg: str, status: int = 409): super().__init__(msg); self.status = status
+    def __init__(self,
+                 msg: str,          # what cannot be played, and the fix
+                 status: int = 409  # the HTTP status a served environment answers with (409 conflict, 422 unknown)
+                ): super().__init__(msg); self.status = status
 
 # %% ../nbs/20_rl.ipynb #50ac37a5
 _PLAYER = types.SimpleNamespace(family="openenv", sampling={})   # who played, for the row: a client over OpenEnv
