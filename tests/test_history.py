@@ -17,14 +17,14 @@ from whilelab.standins import ScriptedAgent, TemplateUser
 
 @pytest.fixture(scope="module")
 def searched():
-    """A search of the example played to its end, past `marker_points` batches (a longer patience, no rate threshold
-    and no price cap keep it going)."""
+    """A search of the example played to its end, past `marker_points` batches (small batches, a longer patience, no
+    rate threshold and no price cap keep it going)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # the example's policy facts left off the rule axis: said elsewhere
         spec = shopfront(); axes = agent_axes(spec)
         s = Search(spec, ScriptedAgent(), TemplateUser(), axes, covering_array(axes, seed=0),
-                   SimOptions(n_phrasings=1, k_samples=1, search=SearchOptions(patience=6, min_new_per_1k=0.0,
-                                                                          explore_price=100.0)))
+                   SimOptions(n_phrasings=1, k_samples=1, search=SearchOptions(patience=20, min_new_per_1k=0.0,
+                                                                          explore_price=100.0, batch_situations=13)))
         s.run()
     return s
 
