@@ -147,3 +147,22 @@ def test_on_a_drawn_schema_the_sandbox_holds_what_it_tried(seed, want):
         from whilelab.world import answer_kind, HOLDS
         res = s.sandbox().call(t.name, {**s.planned_args(), **s.goal["details"]})
         assert answer_kind(res) in HOLDS[want], (t.name, want, s.know, s.goal["details"], res)
+
+@pytest.mark.parametrize("domain,tool", [("shopfront", "find_customer"), ("shopfront", "list_orders"),
+                                         ("retail", "get_user_details"), ("retail", "find_user_id_by_email"),
+                                         ("airline", "send_certificate")])
+def test_the_sandbox_arranges_a_person_the_world_lacks(domain, tool):
+    "A tool on the person's own record (a look-up by email, a read by their id) can find nobody: not impossible."
+    import json
+    from whilelab.core import shopfront, shared_data, AgentSpec
+    from whilelab.world import answer_kind
+    if domain == "shopfront": spec = shopfront()
+    else:
+        d = json.loads(shared_data("tau_bench_domains.json", __file__).read_text())[domain]
+        spec = AgentSpec(domain, d["tools"], d["policy"])
+    s = situation_from_cell({"tool": tool, "world": "missing", "condition": "ok"}, spec, seed=3)
+    assert "impossible" not in (s.realized or {}), s.realized
+    res = s.sandbox().call(tool, {**s.planned_args(), **s.goal["details"]})
+    assert answer_kind(res) == "not_found", (s.know, s.goal["details"], res)
+    owner = s.world.schema.owner
+    assert s.know.get(s.world.schema.id_name(owner)) not in s.world.records[owner]

@@ -1241,6 +1241,22 @@ def _calculate(expr: str) -> dict:
     except (SyntaxError, ValueError, ZeroDivisionError, TypeError) as err:
         return _result("invalid", {"error": f"cannot calculate {expr!r}: {err}", "field": "expression"}, True)
 
+# %% ../nbs/04_world.ipynb #c0088760
+def _lose(box: Sandbox, tool: str, know: dict, rng: np.random.Generator) -> dict:
+    """`know` with the id a call of `tool` names made one the world lacks (none of its records', nor an example in the
+    schema): the record's the tool takes, else the person's own, who then holds no record of the world; finding them by
+    who they say they are finds nobody."""
+    sch, owner, e = box.schema, box.schema.owner, box.schema.staked(tool)
+    named = e and e in box.records and sch.id_name(e) in sch.tools[tool].params
+    gone = e if named else owner
+    if gone is None: return know
+    taken = set(box.records[gone]) | set(sch.id_examples.get(gone, []))
+    know[sch.id_name(gone)] = _fresh_id(gone, rng, sch, box.options, taken)
+    if gone == owner:     # nobody the world holds: no record of theirs, and (for a look-up) not who they say they are
+        for x in set(sch.entities) - {owner}: know.pop(sch.id_name(x), None)
+        if sch.role.get(tool, {}).get("kind") == "lookup": know.pop("email", None); know.pop("name", None)
+    return know
+
 # %% ../nbs/04_world.ipynb #f193a1d9
 def prepare(self,
             world: str,  # the cell's world state: exists, missing, ineligible, ambiguous
@@ -1274,9 +1290,7 @@ def prepare(self,
         if world == "ineligible" and sf in rec: rec[sf] = next((s for s in sts if s != need), rec[sf])
         self.records[e] = {**self.records[e], rid: rec}
         know[sch.id_name(e)] = rid
-        if world == "missing":     # an id the world lacks: none of its records', nor an example in the schema
-            taken = set(self.records[e]) | set(sch.id_examples.get(e, []))
-            know[sch.id_name(e)] = _fresh_id(e, rng, sch, self.options, taken)
+    if world == "missing": _lose(self, tool, know, rng)
     if world == "ambiguous" and owner and len(self.records[owner]) > 1:
         others = [i for i in sorted(self.records[owner]) if i != know[oid_p]][: self.options.ambiguous_matches - 1]
         orec = self.records[owner][know[oid_p]]
@@ -1375,14 +1389,7 @@ def arrange(self: Sandbox,
             self.records[e] = {**self.records[e], choice["record"]: {**self.records[e][choice["record"]],
                                                                       sch.status_field(e): choice["status"]}}
         know[sch.id_name(e)] = choice["record"]
-    if world == "missing":      # an id the world lacks: none of its records', nor an example in the schema
-        named = e and e in self.records and sch.id_name(e) in sch.tools[tool].params
-        gone = e if named else owner        # the record the call names, else the person themself
-        if gone is not None:
-            taken = set(self.records[gone]) | set(sch.id_examples.get(gone, []))
-            know[sch.id_name(gone)] = _fresh_id(gone, rng, sch, self.options, taken)
-            if gone == owner and sch.role.get(tool, {}).get("kind") == "lookup":   # finding them finds nobody
-                know.pop("email", None); know.pop("name", None)
+    if world == "missing": _lose(self, tool, know, rng)
     self._initial = {x: dict(r) for x, r in self.records.items()}
     self.hash_before = self.state_hash()
     return know
