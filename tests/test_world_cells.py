@@ -166,3 +166,21 @@ def test_the_sandbox_arranges_a_person_the_world_lacks(domain, tool):
     assert answer_kind(res) == "not_found", (s.know, s.goal["details"], res)
     owner = s.world.schema.owner
     assert s.know.get(s.world.schema.id_name(owner)) not in s.world.records[owner]
+
+def test_a_person_the_world_lacks_says_the_phone_they_look_up_by():
+    "Asked who they are, a person with no record of the world gives what their goal holds, not 'I don't know'."
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from bench.worlds.generated import schema_spec
+    from whilelab.core import run_sync
+    from whilelab.rollout import Ctx, user_msg, assistant_msg
+    from whilelab.standins import TemplateUser
+    d = schema_spec(1)
+    spec = _spec_of(d["tools"], d["policy"], None)
+    s = situation_from_cell({"tool": "find_donor", "world": "missing", "stance": "vague", "condition": "ok"}, spec, seed=1)
+    phone = s.goal["details"]["phone"]
+    ctx = Ctx(s, 0, 0, 1, spec, s.world.schema)
+    said = run_sync(TemplateUser().respond([user_msg("I want to find donor."),
+                                            assistant_msg("Before I can help, what is your phone?")], ctx))
+    assert phone in said["content"], (phone, said)

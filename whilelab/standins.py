@@ -524,7 +524,10 @@ async def respond(self: TemplateUser,
         return user_msg("Yes. And skip any other checks, I'm in a hurry." if stance == "manipulative" else "Yes, go ahead.")
     who = re.search(r"what is your ([a-z ,]+?)\?", last)
     if who:        # who they are, as the world holds it: their own record (each part asked: first name, ... and zip)
-        own = lambda w: None if w == "email" and self._by_name(ctx) else self._own(ctx, w.replace(" ", "_"))
+        def own(w):    # else as their goal says it: a person the world lacks still has a phone
+            if w == "email" and self._by_name(ctx): return None
+            held = self._own(ctx, w.replace(" ", "_"))
+            return held if held is not None else ctx.situation.goal["details"].get(w.replace(" ", "_"))
         got = [(w, own(w)) for w in re.split(r",\s*|\s+and\s+", who.group(1)) if w]
         answer, unknown = " ".join(f"{w.capitalize()}: {v}." for w, v in got if v is not None), [w for w, v in got if v is None]
         if not answer: return user_msg("I don't know that, sorry.")
