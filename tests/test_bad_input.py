@@ -199,3 +199,21 @@ def test_an_out_folder_that_is_a_file_is_refused(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("given", ["tools.json", Path("tools.json"), b"[]"])
 def test_a_file_name_given_as_tools_is_refused_with_the_fix(given):
     with pytest.raises(SchemaError, match=r"not a list of tools\. Fix: read the file first"): as_tools(given)
+
+
+def test_a_warning_from_deep_inside_names_the_users_line():
+    "The policy clauses left off the rule axis are said at the line that called whilelab, from `default_axes` or deeper."
+    import json, warnings
+    from whilelab.core import shared_data
+    from whilelab.axes import default_axes
+    from whilelab.simulate import simulate
+    from whilelab.defaults import SimOptions, SearchOptions
+    d = json.loads(shared_data("tau_bench_domains.json", __file__).read_text())["retail"]
+    for play in (lambda: default_axes(d["tools"], d["policy"]),
+                 lambda: simulate(None, d["tools"], d["policy"], SimOptions(search=SearchOptions(budget=1)),
+                                  progress=False)):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            play()
+        said = [x for x in w if "left off the rule axis" in str(x.message)]
+        assert said and all(x.filename == __file__ for x in said), [(x.filename, x.lineno) for x in said]

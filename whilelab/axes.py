@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools, re, warnings
 from dataclasses import dataclass
 from .defaults import AxesOptions
-from .core import tools as as_tools, stable_hash, AgentSpec
+from .core import tools as as_tools, stable_hash, AgentSpec, user_stacklevel
 
 # %% auto #0
 __all__ = ['STANCES', 'WORLD_STATES', 'CONDITIONS', 'HISTORY', 'NO_RULE', 'Clause', 'clause_id', 'policy_clauses', 'Axis', 'Axes',
@@ -317,7 +317,8 @@ def _conditions(faults) -> dict:
 def _left_off(clauses: list, why: str, opts: AxesOptions):
     "Warn that `clauses` are left off the rule axis, and `why`, each named by its first words."
     said = "; ".join(repr(" ".join(c.text.split()[: opts.warn_words]) + " ...") for c in clauses)
-    warnings.warn(f"{len(clauses)} clause(s) of the policy left off the rule axis, {why}: {said}", stacklevel=4)
+    warnings.warn(f"{len(clauses)} clause(s) of the policy left off the rule axis, {why}: {said}",
+                  stacklevel=user_stacklevel())
 
 # %% ../nbs/01_axes.ipynb #3ce50589
 def default_axes(tools: list,                      # the agent's tools, any format

@@ -15,9 +15,9 @@ import numpy as np
 # %% auto #0
 __all__ = ['JSON_TYPES', 'FORMAT_LENGTHS', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'BOILERPLATE',
            'MIN_SECRET_LEN', 'STOP', 'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'LazyRng',
-           'SchemaError', 'normalize_schema', 'check_refs', 'type_schema', 'parse_docstring', 'guess_effect',
-           'api_alias', 'Tool', 'tools', 'validate_row', 'Kept', 'ungraded_counts', 'graded_rows', 'AgentSpec',
-           'text_file', 'find_customer', 'list_orders', 'get_order', 'cancel_order', 'refund_order',
+           'user_stacklevel', 'SchemaError', 'normalize_schema', 'check_refs', 'type_schema', 'parse_docstring',
+           'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row', 'Kept', 'ungraded_counts', 'graded_rows',
+           'AgentSpec', 'text_file', 'find_customer', 'list_orders', 'get_order', 'cancel_order', 'refund_order',
            'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data', 'content_words', 'env_secrets',
            'redact', 'find_secrets', 'close_with_loop', 'stop_if_asked', 'run_sync']
 
@@ -71,6 +71,15 @@ class LazyRng:
         if name.startswith("_"): raise AttributeError(name)      # copy and pickle ask before __init__ has run
         if self._rng is None: self._rng = rng_for(*self._keys)
         return getattr(self._rng, name)
+
+# %% ../nbs/00_core.ipynb #095c589c
+def user_stacklevel() -> int:
+    """The `stacklevel` that makes a warning name the first line outside whilelab (the user's), however deep inside
+    the library it was raised; call it in the function that warns."""
+    import sys
+    f, level = sys._getframe(1), 1
+    while f is not None and f.f_globals.get("__name__", "").startswith("whilelab."): f, level = f.f_back, level + 1
+    return level
 
 # %% ../nbs/00_core.ipynb #b70bdbb0
 class SchemaError(ValueError):
