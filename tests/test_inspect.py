@@ -2,7 +2,7 @@
 Inspect's own reader with every count of the run's summary; `whilelab export --inspect`; a plan played as an Inspect
 task by Inspect's offline mock model, its log back into whilelab's statistics and cuts; and `inspect view` on
 127.0.0.1 in a real browser listing the samples with their scores."""
-import contextlib, io, json, os, subprocess, sys, time, urllib.request, warnings
+import contextlib, io, json, os, re, subprocess, sys, time, urllib.request, warnings
 from collections import Counter
 import pytest
 
@@ -10,6 +10,7 @@ inspect_ai = pytest.importorskip("inspect_ai", reason="Inspect AI is not install
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.tool import tool, ToolError
 from conftest import HAVE_CHROMIUM, chromium_page, free_port
 from whilelab.core import AgentSpec, shared_data
 from whilelab.defaults import SimOptions
@@ -123,12 +124,85 @@ def test_a_missing_extra_is_named(monkeypatch):
     with pytest.raises(ImportError, match=r"pip install 'whilelab\[inspect\]'"): need("inspect_ai.log", "to_inspect")
 
 
-def test_other_logs_are_refused_with_the_fix(tmp_path):
+ORDER_TOOL = {"name": "get_order_details", "description": "Look up an order by its id.",
+              "input_schema": {"type": "object", "properties": {"order_id": {"type": "string"}},
+                               "required": ["order_id"]}}
+
+
+@tool
+def get_order_details():
+    async def execute(order_id: str):
+        """Look up an order by its id.
+
+        Args:
+            order_id: the order's id, e.g. #W0000001
+        """
+        if order_id == "#W404": raise ToolError("order not found")
+        if order_id == "#W500": raise ToolError("TimeoutError: the order service timed out")
+        return {"order_id": order_id, "status": "delivered"}
+    return execute
+
+
+def order_bot(answer: str = "Your order {id} was delivered."):
+    """A deterministic stand-in model for Inspect's mockllm: it looks up the order id the user quoted, then answers
+    (whatever order samples run in, each conversation gets its own outputs)."""
+    def respond(messages, tools, tool_choice, config):
+        oid = re.search(r"#W\d+", messages[0].text).group(0)
+        if not any(m.role == "tool" for m in messages) and tools:
+            o = ModelOutput.for_tool_call("mockllm/model", "get_order_details", {"order_id": oid})
+        else: o = ModelOutput.from_content("mockllm/model", answer.format(id=oid))
+        o.usage = ModelUsage(input_tokens=40, output_tokens=8, total_tokens=48)
+        return o
+    return respond
+
+
+def plain_suite(tmp_path, epochs: int = 2):
+    "An ordinary Inspect suite -- Inspect's own tool, generate and scorer, no whilelab -- evaluated offline."
     from inspect_ai import Task
     from inspect_ai.dataset import Sample
-    [log] = inspect_eval(Task(dataset=[Sample(input="hi", target="x")]), model=get_model(
-        "mockllm/model", custom_outputs=outputs("hello")), log_dir=str(tmp_path), display="none")
-    with pytest.raises(ValueError, match="holds no whilelab row"): from_inspect(log)
+    from inspect_ai.solver import use_tools, generate
+    from inspect_ai.scorer import includes
+    samples = [Sample(id="found", input="Where is order #W0000001?", target="delivered",
+                      metadata={"stance": "cooperative"}),
+               Sample(id="missing", input="Where is order #W404?", target="not found"),
+               Sample(id="slow", input="Where is order #W500?", target="try again")]
+    task = Task(dataset=samples, solver=[use_tools(get_order_details()), generate()], scorer=includes(), epochs=epochs)
+    [log] = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=order_bot()), log_dir=str(tmp_path),
+                         display="none")
+    return log
+
+
+def test_a_plain_inspect_log_reads_as_rows_whilelab_grades_and_counts(tmp_path):
+    from whilelab.axes import default_axes
+    from whilelab.cover import covering_array, coverage
+    from whilelab.grade import grade
+    log = plain_suite(tmp_path)
+    assert log.status == "success"
+    rows = from_inspect(log.location)                              # read from the file, as a user would
+    assert [(r["situation_id"], r["sample"]) for r in rows] == [(s, e) for s in ("found", "missing", "slow")
+                                                                 for e in (0, 1)]
+    by = {r["situation_id"]: r for r in rows}
+    # the conversation, the tool call and its answer, the tool's errors as faults, the cell it delivered
+    call = next(m for m in by["found"]["messages"] if m.get("tool_calls"))["tool_calls"][0]["function"]
+    assert call == {"name": "get_order_details", "arguments": {"order_id": "#W0000001"}}
+    assert by["found"]["cell"] == {"stance": "cooperative", "tool": "get_order_details", "condition": "ok",
+                                   "world": "exists"}
+    assert by["missing"]["cell"]["world"] == "missing" and by["missing"]["faults"] == []
+    assert by["slow"]["cell"]["condition"] == "timeout" and by["slow"]["faults"][0]["fault"] == "timeout"
+    assert by["found"]["inspect_scores"] == {"includes": "C"} and by["found"]["usage"]["agent"]["input_tokens"] == 80
+    assert from_inspect(log.location) == rows                      # deterministic
+    # whilelab grades them: the agent claims a delivery the world never confirmed for the missing order
+    spec = AgentSpec("orders", [ORDER_TOOL], "Only say an order's status after looking it up.")
+    g = grade(rows, spec)
+    assert all(r["reward"] is not None for r in g)
+    assert {r["situation_id"]: r["reward"] for r in g}["found"] == 1.0
+    assert {r["situation_id"] for r in g if r["reward"] < 1} >= {"missing", "slow"}
+    assert pass_interval(rewards_of(g), 2).estimate == 1 / 3
+    # and counts the suite's coverage against a plan: what the plan asks for that the suite never plays
+    plan = covering_array(default_axes(spec.tools, spec.policy), seed=0)
+    cov = coverage(rows, axes=plan)
+    assert 0 < cov.attrs["pairs_covered"] < cov.attrs["pairs_planned"]
+    assert cov["world__condition"].sel(world="exists", condition="timeout").item() == 2
 
 
 def outputs(*turns):

@@ -15,8 +15,8 @@ from .simulate import Simulation, reward_tensor
 from .stats import pass_at_k, pass_pow_k, PASS_THRESHOLD
 
 # %% auto #0
-__all__ = ['EXTRAS', 'need', 'to_chat', 'from_chat', 'eval_sample', 'inspect_log', 'write_inspect', 'from_inspect', 'rewards_of',
-           'export_inspect', 'tool_info', 'InspectAgent', 'situation_sample', 'inspect_task']
+__all__ = ['EXTRAS', 'CELL_AXES', 'need', 'to_chat', 'from_chat', 'eval_sample', 'inspect_log', 'write_inspect', 'from_inspect',
+           'rewards_of', 'export_inspect', 'tool_info', 'InspectAgent', 'situation_sample', 'inspect_task']
 
 # %% ../nbs/19_inspect.ipynb #e9e651b1
 # the module an integration imports -> the whilelab extra that installs it
@@ -242,12 +242,10 @@ def to_inspect(self: Simulation,
     return write_inspect(log, path)
 
 # %% ../nbs/19_inspect.ipynb #c68c7633
-def _row_of(sample) -> dict:
-    "The whilelab row an Inspect sample holds: ids and cell from its metadata, the rest from its store."
+def _row_of(sample) -> dict | None:
+    "The whilelab row an Inspect sample holds (ids and cell from its metadata, the rest from its store), else None."
     md, store = sample.metadata or {}, sample.store or {}
-    if "situation_id" not in md or "state_hash_after" not in store:
-        raise ValueError(f"sample {sample.id!r} (epoch {sample.epoch}) holds no whilelab row. Fix: from_inspect reads "
-                         "logs that Simulation.to_inspect wrote or that inspect eval wrote playing inspect_task")
+    if "situation_id" not in md or "state_hash_after" not in store: return None
     return {**{k: md[k] for k in _META if k in md}, **{k: v for k, v in store.items() if ":" not in k},
             "messages": from_chat(sample.messages)}
 
@@ -257,11 +255,54 @@ def _eval_log(log, what: str):
     L = need("inspect_ai.log", what)
     return log if hasattr(log, "samples") else L.read_eval_log(str(log))
 
+# %% ../nbs/19_inspect.ipynb #877c4995
+# the axes a plain Inspect sample's metadata may name, read into its cell (`default_axes`' names)
+CELL_AXES = ("tool", "rule", "stance", "world", "condition", "history")
+
+def _plain_usage(sample) -> dict:
+    "The agent's usage in a plain Inspect sample: its model calls and tokens, summed over its models."
+    us = list((sample.model_usage or {}).values())
+    calls = sum(e.event == "model" for e in sample.events or []) or sum(m.role == "assistant" for m in sample.messages)
+    if not us: return {}
+    return {"agent": {"calls": calls, "input_tokens": sum(u.input_tokens for u in us),
+                      "output_tokens": sum(u.output_tokens for u in us),
+                      "cost_usd": None if any(u.total_cost is None for u in us) else sum(u.total_cost for u in us)}}
+
+def _plain_row(log, sample, steps: list, seconds: float, axes) -> dict:
+    """The row of a sample of a plain Inspect eval (no whilelab row in it), read as a production trace is
+    (`traces.trace_row`): id = the sample's id, attempt = its epoch, the cell it delivered plus any `axes` its metadata
+    names, Inspect's own scores kept under `inspect_scores`."""
+    from whilelab.traces import trace_row
+    row = trace_row(f"{log.eval.eval_id}/{sample.id}/{sample.epoch}", steps, log.eval.task, seconds)
+    md = sample.metadata or {}
+    names = [a.name for a in axes] if hasattr(axes, "names") or (axes and not isinstance(axes[0], str)) else axes
+    cell = {a: md[a] for a in names or CELL_AXES if isinstance(md.get(a), (str, int, float, bool))}
+    err = sample.error.message if sample.error else None
+    scores = {k: s.value for k, s in (sample.scores or {}).items()}
+    return {**row, "run_id": "inspect-" + stable_hash(log.eval.eval_id, n=8), "situation_id": str(sample.id),
+            "phrasing": 0, "sample": sample.epoch - 1, "cell": {**cell, **row["cell"]}, "arm": "inspect",
+            "policy_version": log.eval.task, "agent_family": log.eval.model.split("/")[0],
+            "sampling": {"model": log.eval.model}, "usage": _plain_usage(sample) or row["usage"], "error": err,
+            "inspect_scores": json.loads(canonical_json(scores))}
+
 # %% ../nbs/19_inspect.ipynb #382267da
-def from_inspect(log: object  # an Inspect `EvalLog`, or the path of one
+def from_inspect(log: object,         # an Inspect `EvalLog`, or the path of one
+                 axes: object = None  # for a plain Inspect log: the axes its samples' metadata may name (an `Axes`
+                                      # or names; default `CELL_AXES`), read into each row's cell
                 ) -> list[dict]:
-    "The rows of an Inspect log written by `to_inspect` or played by `inspect_task`, sorted as a run's rows are."
-    return sorted((_row_of(s) for s in _eval_log(log, "from_inspect").samples or []), key=row_key)
+    """The rows of an Inspect log, sorted as a run's rows are: whole when `to_inspect` wrote it or `inspect_task`
+    played it; from any other Inspect eval, a row per sample read as a production trace -- its conversation, tool
+    calls and tool errors (as faults), the cell it delivered -- ungraded, for `grade` and `coverage`."""
+    from whilelab.traces import inspect_steps
+    log = _eval_log(log, "from_inspect")
+    rows, steps = [], None
+    for s in log.samples or []:
+        r = _row_of(s)
+        if r is None:
+            steps = steps or {sid: (st, sec) for sid, st, sec in inspect_steps(log)}
+            r = _plain_row(log, s, *steps[f"{log.eval.eval_id}/{s.id}/{s.epoch}"], axes)
+        rows.append(r)
+    return sorted(rows, key=row_key)
 
 # %% ../nbs/19_inspect.ipynb #218fec82
 def rewards_of(rows: list  # graded rows, e.g. `from_inspect(log)`
