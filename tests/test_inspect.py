@@ -262,6 +262,56 @@ def test_a_plan_played_as_an_inspect_task_comes_back_into_whilelab(tmp_path):
     assert rep.results["pass@1"].n == 6 and rep.results["pass@1"].diff == pass_interval(rewards_of(after), 1).estimate
 
 
+def lookup_bot(tool: str):
+    """A deterministic stand-in model for Inspect's mockllm playing a `react()` agent: it asks for the person's email
+    until it has one, looks them up by it, then submits an answer that says what the tool answered."""
+    def respond(messages, tools, tool_choice, config):
+        emails = re.findall(r"[\w.+-]+@[\w-]+\.[\w.-]+", " ".join(m.text for m in messages if m.role == "user"))
+        if messages[-1].role == "tool":
+            o = ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": f"The lookup said: {messages[-1].text}"})
+        elif emails: o = ModelOutput.for_tool_call("mockllm/model", tool, {"email": emails[-1]})
+        else: o = ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": "What is the email on your account?"})
+        o.usage = ModelUsage(input_tokens=40, output_tokens=8, total_tokens=48)
+        return o
+    return respond
+
+
+def test_your_own_react_agent_plays_the_plan_against_whilelab_world_person_and_grade(tmp_path):
+    from inspect_ai.agent import react
+    from whilelab.core import shopfront
+    from whilelab.interop import world_tools
+    spec = shopfront()
+    task = inspect_task(spec, SimOptions(n_phrasings=1, k_samples=1), solver=react(tools=world_tools(spec)))
+    mine = {s.id: s.metadata["condition"] for s in task.dataset if s.metadata["tool"] == "find_customer"}
+    assert "ok" in mine.values() and set(mine.values()) - {"ok"}       # both a plain and a faulty world are played
+    [log] = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=lookup_bot("find_customer")),
+                         sample_id=sorted(mine), log_dir=str(tmp_path), display="none")
+    assert log.status == "success" and len(log.samples) == len(mine)
+    rows = {r["situation_id"]: r for r in from_inspect(read_eval_log(log.location))}
+    for sid, cond in mine.items():
+        r = rows[sid]
+        # whilelab's person spoke first (not the sample's input), whilelab's world answered the agent's call
+        assert r["messages"][0]["role"] == "user" and not r["messages"][0]["content"].startswith("situation ")
+        assert r["calls"][0]["tool"] == "find_customer"
+        assert [f["fault"] for f in r["faults"]] == ([] if cond == "ok" else [cond])
+        answer = next(m for m in r["messages"] if m["role"] == "tool")["content"]
+        assert answer in r["messages"][-1]["content"]                  # react's submitted answer is the last turn
+        u = r["usage"]["agent"]                                         # each of the model's turns, with its usage
+        assert u["calls"] >= 2 and u["input_tokens"] == 40 * u["calls"] and u["cost_usd"] is None
+        # and whilelab's grade scored it, in the log and in the row
+        assert r["reward"] in (0.0, 1.0) and log.samples[0].scores["reward"].value in (0.0, 1.0)
+    assert [r["reward"] for r in rows.values()] == [s.scores["reward"].value for s in sorted(
+        log.samples, key=lambda s: s.id)]
+    # where the person gave no email, the agent asked, the person answered and the agent ran again
+    assert any(sum(m["role"] == "user" for m in r["messages"]) > 1 for r in rows.values())
+    # a plain world that answered ok with the person's own email passes; a fault reported as a success does not
+    assert any(rows[s]["reward"] == 1.0 for s, c in mine.items() if c == "ok")
+    # the tools answer only inside inspect_task
+    import asyncio
+    with pytest.raises(RuntimeError, match=r"inspect_task\(spec, solver=\.\.\.\)"):
+        asyncio.run(world_tools(spec)[0](email="a@b.test"))
+
+
 def wait_http(url, proc, timeout=60):
     t = time.time()
     while time.time() - t < timeout:

@@ -16,7 +16,8 @@ from .stats import pass_at_k, pass_pow_k, PASS_THRESHOLD
 
 # %% auto #0
 __all__ = ['EXTRAS', 'CELL_AXES', 'need', 'to_chat', 'from_chat', 'eval_sample', 'inspect_log', 'write_inspect', 'from_inspect',
-           'rewards_of', 'export_inspect', 'tool_info', 'InspectAgent', 'situation_sample', 'inspect_task']
+           'rewards_of', 'export_inspect', 'tool_info', 'InspectAgent', 'situation_sample', 'RolloutError',
+           'world_tools', 'inspect_task']
 
 # %% ../nbs/19_inspect.ipynb #e9e651b1
 # the module an integration imports -> the whilelab extra that installs it
@@ -419,6 +420,101 @@ def _play_solver(spec, sits: dict, person, opts):
         return solve
     return whilelab_play()
 
+# %% ../nbs/19_inspect.ipynb #5e8c6ad9
+import contextvars
+_WORLD = contextvars.ContextVar("whilelab_world", default=None)   # (sandbox, calls) of the sample being played
+
+class RolloutError(RuntimeError):
+    "A rollout that ended in an error (the agent's model or backend failed): Inspect records the sample as errored."
+
+def world_tools(spec: AgentSpec  # the agent's tools and policy
+               ) -> list:
+    """The agent's tools as Inspect `Tool`s answered by whilelab's world -- the situation's records and the faults it
+    plans -- for a solver of your own (`inspect_task(spec, solver=react(tools=world_tools(spec)))`)."""
+    from inspect_ai.tool import ToolDef, ToolParams
+    from whilelab.rollout import call_record
+    def one(t):
+        async def execute(**args):
+            got = _WORLD.get()
+            if got is None:
+                raise RuntimeError(f"the tool {t.api_name!r} answers from whilelab's world only while inspect_task "
+                                   "plays a sample. Fix: pass your solver as inspect_task(spec, solver=...)")
+            box, calls = got
+            res = box.call(t.name, args)
+            calls.append(call_record(box, t.name, args, res))
+            return res["payload"] if isinstance(res["payload"], str) else canonical_json(res["payload"])
+        s = tool_info(t)
+        return ToolDef(execute, name=t.api_name, description=s.description,
+                       parameters=ToolParams.model_validate(s.parameters.model_dump())).as_tool()
+    return [one(t) for t in spec.tools]
+
+# %% ../nbs/19_inspect.ipynb #2161fe0f
+def _conversation(state, spec) -> list:
+    """The whilelab messages of an Inspect conversation: tool names as whilelab's, call ids numbered in order (a model's
+    own ids can be random), the agent's system prompt left out."""
+    out, ids = [], {}
+    for m in from_chat(state.messages):
+        if m["role"] == "system": continue
+        for c in m.get("tool_calls") or []:
+            c["function"]["name"] = spec.from_api(c["function"]["name"])
+            c["id"] = ids.setdefault(c["id"], f"call_{len(ids)}")
+        if m["role"] == "tool": m.update(name=spec.from_api(m["name"]), tool_call_id=ids.get(m["tool_call_id"]))
+        out.append(m)
+    return out
+
+def _agent_usage(events: list) -> dict:
+    "The agent's usage from the Inspect model events of a sample: calls and tokens, the cost where Inspect knows it."
+    outs = [e.output for e in events if e.event == "model" and e.output is not None]
+    us = [o.usage for o in outs if o.usage is not None]
+    if not outs: return {}
+    return {"calls": len(outs), "input_tokens": sum(u.input_tokens for u in us),
+            "output_tokens": sum(u.output_tokens for u in us),
+            "cost_usd": None if not us or any(u.total_cost is None for u in us) else sum(u.total_cost for u in us)}
+
+def _own_solver(spec, sits: dict, person, opts, own):
+    """A solver playing a sample's situation with your Inspect solver or agent `own` as the agent: whilelab's person
+    speaks first and answers each time `own` stops, `world_tools` answer its calls from the situation's world."""
+    import time
+    from inspect_ai.log import transcript
+    from inspect_ai.model import ChatMessageUser, get_model
+    from inspect_ai.solver import solver
+    from whilelab.rollout import Ctx, _Record, _row
+    from whilelab.simulate import row_options
+    from whilelab.world import Schema
+    from inspect_ai.agent import as_solver, is_agent
+    from inspect_ai.solver import chain
+    tools = world_tools(spec)
+    own = chain(*own) if isinstance(own, (list, tuple)) else as_solver(own) if is_agent(own) else own
+    @solver(name="whilelab_own")
+    def whilelab_own():
+        async def solve(state, generate):
+            s, attempt, t0, events = sits[state.sample_id], state.epoch - 1, time.perf_counter(), transcript().events
+            n0, model = len(events), get_model()
+            agent = types.SimpleNamespace(family=str(model).split("/")[0], sampling={"model": str(model)})
+            run_id = "i" + stable_hash(spec.policy_version, row_options(opts), "inspect:" + str(model), n=10)
+            ctx = Ctx(s, attempt // opts.k_samples, attempt % opts.k_samples, opts.seed, spec,
+                      Schema(spec.tools, records=s.world.schema.records), opts=opts.rollout)
+            box, calls, rec = s.sandbox(), [], _Record()
+            token, state.tools, state.messages = _WORLD.set((box, calls)), list(tools), []
+            try:
+                for turn in range(opts.rollout.user_turns):
+                    said = await person.respond(_conversation(state, spec), ctx)
+                    said = rec.take(said, "user", len(state.messages)) if said else None
+                    if not said or said.get("content") is None: break
+                    state.messages = [m for m in state.messages if m.role != "system"]   # the agent puts its own
+                    state.messages.append(ChatMessageUser(content=said["content"]))
+                    state = await own(state, generate)
+                    if state.completed: break
+            finally: _WORLD.reset(token)
+            if (u := _agent_usage(events[n0:])): rec.usage["agent"] = u
+            row = _row(ctx, agent, run_id, box, _conversation(state, spec), calls, rec, None, t0)
+            output = state.output
+            _kept(state, row, prefix=f"{s.id}-{ctx.phrasing}-{ctx.sample}-m")
+            state.output = output                    # the agent's final answer, as your solver left it
+            return state
+        return solve
+    return whilelab_own()
+
 # %% ../nbs/19_inspect.ipynb #16a9523f
 _GRADES = ("rules", "judge", "reward", "reward_parts", "floored_by", "markers", "ungraded")
 
@@ -447,6 +543,8 @@ def inspect_task(spec: AgentSpec | None = None,  # the agent's tools and policy 
                  user: object = None,      # the simulated person (default: `TemplateUser`)
                  judge: object = None,     # the judge after the conduct rules (default: `RuleJudge`)
                  world: object = None,     # what tool calls play against (default: the schema sandbox)
+                 solver: object = None,    # your own Inspect solver or agent (a list: chained) playing the agent,
+                                           # its tools `world_tools(spec)` (default: the eval's model, turn by turn)
                  name: str | None = None   # the task's name (default: whilelab/<agent>)
                 ):
     """An Inspect `Task` of the plan: a `Sample` per situation, a solver playing it with Inspect's model against
@@ -459,9 +557,10 @@ def inspect_task(spec: AgentSpec | None = None,  # the agent's tools and policy 
     from whilelab.standins import TemplateUser
     spec, opts = spec or shopfront(), options or SimOptions()
     plan, sits = _situations(spec, opts, axes, world)
-    n = opts.n_phrasings * opts.k_samples
+    n, person = opts.n_phrasings * opts.k_samples, user or TemplateUser(opts.rollout)
     return ia.Task(dataset=MemoryDataset([situation_sample(s) for s in sits.values()], name=f"{spec.name} plan"),
-                   solver=_play_solver(spec, sits, user or TemplateUser(opts.rollout), opts),
+                   solver=_play_solver(spec, sits, person, opts) if solver is None else
+                   _own_solver(spec, sits, person, opts, solver),
                    scorer=_grade_scorer(spec, judge, opts),
                    epochs=ia.Epochs(n, ["mean"] + [f(k) for k in sorted({1, n}) for f in (pass_at, pass_k)]),
                    name=name or f"whilelab/{spec.name}", metadata={"whilelab_plan": dict(plan.attrs)})
