@@ -9,10 +9,11 @@ import pytest
 inspect_ai = pytest.importorskip("inspect_ai", reason="Inspect AI is not installed (tests/run.sh installs it)")
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.model import (ModelOutput, ModelUsage, get_model, modelapi, ModelAPI, GenerateConfig,
+                              ChatCompletionChoice, ChatMessageAssistant)
 from inspect_ai.tool import tool, ToolError
 from conftest import HAVE_CHROMIUM, chromium_page, free_port
-from whilelab.core import AgentSpec, shared_data
+from whilelab.core import AgentSpec, shared_data, stable_hash
 from whilelab.defaults import SimOptions
 from whilelab.simulate import simulate, load
 from whilelab.stats import pass_interval
@@ -310,6 +311,62 @@ def test_your_own_react_agent_plays_the_plan_against_whilelab_world_person_and_g
     import asyncio
     with pytest.raises(RuntimeError, match=r"inspect_task\(spec, solver=\.\.\.\)"):
         asyncio.run(world_tools(spec)[0](email="a@b.test"))
+
+
+DOWN = {"on": True}           # whether the flaky model's endpoint is down, for the retry test
+
+
+@modelapi(name="whilelab_flaky")
+class FlakyModel(ModelAPI):
+    """An offline model API (a real Inspect provider, so `eval_retry` finds it again by name): while `DOWN` it fails
+    on the conversations whose first words hash odd, always the same ones; otherwise it answers "Done."."""
+    def __init__(self, model_name, base_url=None, api_key=None, config=GenerateConfig(), **kw):
+        super().__init__(model_name, base_url, api_key, [], config)
+
+    async def generate(self, input, tools, tool_choice, config):
+        first = next(m.text for m in input if m.role == "user")
+        if DOWN["on"] and int(stable_hash(first), 16) % 2: raise RuntimeError("the model's endpoint is down")
+        return ModelOutput(model=self.model_name, choices=[ChatCompletionChoice(
+            message=ChatMessageAssistant(content="Done.", model=self.model_name), stop_reason="stop")],
+            usage=ModelUsage(input_tokens=40, output_tokens=8, total_tokens=48))
+
+
+PLAN_TASK = '''from inspect_ai import task
+from whilelab.core import shopfront
+from whilelab.defaults import SimOptions
+from whilelab.interop import inspect_task
+
+@task
+def shop_plan(): return inspect_task(shopfront(), SimOptions(n_phrasings=1, k_samples=2))
+'''
+
+
+def test_a_model_error_is_a_sample_error_and_eval_retry_plays_exactly_those_again(tmp_path, monkeypatch):
+    from inspect_ai import eval_retry
+    monkeypatch.chdir(tmp_path)                                    # a task file, as `inspect eval plan.py` runs one
+    (tmp_path / "plan.py").write_text(PLAN_TASK)
+    DOWN["on"] = True
+    [log] = inspect_eval("plan.py", model="whilelab_flaky/model", limit=6, log_dir=str(tmp_path / "logs"),
+                         display="none", fail_on_error=False)
+    failed = {(s.id, s.epoch) for s in log.samples if s.error is not None}
+    assert 0 < len(failed) < len(log.samples)
+    # an outage is Inspect's sample error, with the cause, not a NaN reward on a successful sample
+    bad = next(s for s in log.samples if s.error is not None)
+    assert "endpoint is down" in bad.error.message and "RolloutError" in bad.error.message and not bad.scores
+    assert all(s.scores["reward"].value == s.scores["reward"].value for s in log.samples if s.error is None)
+    rows = from_inspect(log.location)                              # errored samples read back as error rows
+    assert {(r["situation_id"], r["sample"] + 1) for r in rows if r["error"]} == failed
+    assert all(r["reward"] is None for r in rows if r["error"])
+    DOWN["on"] = False
+    [again] = eval_retry(log.location, log_dir=str(tmp_path / "logs"), display="none")
+    assert again.status == "success" and all(s.error is None for s in again.samples)
+    played = {(s.id, s.epoch) for s in again.samples if s.uuid not in {x.uuid for x in log.samples}}
+    assert played == failed                                        # exactly the failed samples were played again
+    back = from_inspect(again.location)
+    assert len(back) == len(log.samples) and not any(r["error"] for r in back)
+    assert all(r["reward"] is not None for r in back)              # recovered and kept samples, all graded
+    kept = {(r["situation_id"], r["sample"]): r for r in rows if not r["error"]}
+    assert all(kept[k] == r for r in back if (k := (r["situation_id"], r["sample"])) in kept)
 
 
 def wait_http(url, proc, timeout=60):

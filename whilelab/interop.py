@@ -244,9 +244,14 @@ def to_inspect(self: Simulation,
 
 # %% ../nbs/19_inspect.ipynb #c68c7633
 def _row_of(sample) -> dict | None:
-    "The whilelab row an Inspect sample holds (ids and cell from its metadata, the rest from its store), else None."
+    """The whilelab row an Inspect sample holds (ids and cell from its metadata, the rest from its store); None for a
+    sample of some other eval, or one `inspect_task` played that ended in an error (read as a plain sample)."""
     md, store = sample.metadata or {}, sample.store or {}
-    if "situation_id" not in md or "state_hash_after" not in store: return None
+    if "situation_id" not in md or sample.error is not None and "state_hash_after" not in store: return None
+    if "state_hash_after" not in store:
+        raise ValueError(f"sample {sample.id!r} (epoch {sample.epoch}) was played by inspect_task but its store holds no "
+                         "row (Inspect keeps a sample's row in sample.store). Fix: read the log whole with "
+                         "read_eval_log(path) (not header_only), or play the sample again with eval_retry")
     return {**{k: md[k] for k in _META if k in md}, **{k: v for k, v in store.items() if ":" not in k},
             "messages": from_chat(sample.messages)}
 
@@ -398,6 +403,9 @@ def _situations(spec, opts, axes, world) -> tuple:
     return plan, {s.id: s for s in sits}
 
 # %% ../nbs/19_inspect.ipynb #f829ae4a
+class RolloutError(RuntimeError):
+    "A rollout that ended in an error (the agent's model or backend failed): Inspect records the sample as errored."
+
 def _play_solver(spec, sits: dict, person, opts):
     "An Inspect solver playing a sample's situation, epoch -> (phrasing, sample), with the eval's model as the agent."
     from inspect_ai.model import get_model, ModelOutput
@@ -413,6 +421,8 @@ def _play_solver(spec, sits: dict, person, opts):
             ctx = Ctx(s, attempt // opts.k_samples, attempt % opts.k_samples, opts.seed, spec,
                       Schema(spec.tools, records=s.world.schema.records), opts=opts.rollout)
             row = await play(ctx, agent, person, opts.rollout, run_id)
+            # an outage is Inspect's sample error, not a row to grade: `eval_retry` plays exactly these again
+            if row["error"]: raise RolloutError(f"situation {s.id}, attempt {attempt + 1}: {row['error']}")
             _kept(state, row, prefix=f"{s.id}-{ctx.phrasing}-{ctx.sample}-m")
             state.output = ModelOutput.from_content(str(agent.model), next(
                 (m.text for m in reversed(state.messages) if m.role == "assistant"), ""))
@@ -423,9 +433,6 @@ def _play_solver(spec, sits: dict, person, opts):
 # %% ../nbs/19_inspect.ipynb #5e8c6ad9
 import contextvars
 _WORLD = contextvars.ContextVar("whilelab_world", default=None)   # (sandbox, calls) of the sample being played
-
-class RolloutError(RuntimeError):
-    "A rollout that ended in an error (the agent's model or backend failed): Inspect records the sample as errored."
 
 def world_tools(spec: AgentSpec  # the agent's tools and policy
                ) -> list:
