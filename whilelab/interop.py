@@ -4,7 +4,7 @@
 
 # %% ../nbs/19_inspect.ipynb #fabecdaf
 from __future__ import annotations
-import dataclasses, datetime, importlib, json, types, zipfile
+import dataclasses, datetime, functools, importlib, json, sys, types, zipfile
 from pathlib import Path
 from fastcore.basics import patch
 from .axes import Axes
@@ -15,9 +15,9 @@ from .simulate import Simulation, reward_tensor
 from .stats import pass_at_k, pass_pow_k, PASS_THRESHOLD
 
 # %% auto #0
-__all__ = ['EXTRAS', 'CELL_AXES', 'need', 'to_chat', 'from_chat', 'eval_sample', 'inspect_log', 'write_inspect', 'from_inspect',
-           'rewards_of', 'export_inspect', 'tool_info', 'InspectAgent', 'situation_sample', 'RolloutError',
-           'world_tools', 'inspect_task']
+__all__ = ['EXTRAS', 'CELL_AXES', 'MOCK_FIX', 'need', 'to_chat', 'from_chat', 'target_text', 'eval_sample', 'inspect_log',
+           'write_inspect', 'from_inspect', 'rewards_of', 'export_inspect', 'tool_info', 'InspectAgent',
+           'situation_sample', 'RolloutError', 'world_tools', 'inspect_task']
 
 # %% ../nbs/19_inspect.ipynb #e9e651b1
 # the module an integration imports -> the whilelab extra that installs it
@@ -87,12 +87,12 @@ def from_chat(messages: list  # Inspect `ChatMessage`s
 _META = ("run_id", "situation_id", "seed", "phrasing", "sample", "cell", "arm", "signature", "policy_version",
          "agent_family", "sampling", "flaw", "error", "ungraded")
 
-def _scores(row: dict) -> dict:
-    "A graded row's scores: the reward, the judge's label, and one per conduct rule (1 passed, 0 not)."
+def _scores(row: dict, answer: str | None = None) -> dict:
+    "A graded row's scores: the reward (`answer`: the agent's final reply), the judge's label, one per conduct rule."
     from inspect_ai.scorer import Score
     out, j = {}, row.get("judge") or {}            # the reward first: Inspect's headline is the first score
     if row.get("reward") is not None:
-        out["reward"] = Score(value=float(row["reward"]), explanation=", ".join(row.get("floored_by") or []) or None,
+        out["reward"] = Score(value=float(row["reward"]), answer=answer, explanation=", ".join(row.get("floored_by") or []) or None,
                               metadata={"rubric_hash": j.get("rubric_hash"), "floored_by": row.get("floored_by") or []})
     if j.get("label") is not None:
         out["judge"] = Score(value=float(j["label"] == "pass"), answer=j["label"], explanation=j.get("reason"),
@@ -101,11 +101,39 @@ def _scores(row: dict) -> dict:
     return {**out, **{v["rule"]: Score(value=float(v["passed"]), explanation=v.get("reason")) for v in rules}}
 
 # %% ../nbs/19_inspect.ipynb #589ee44e
+def target_text(cell: dict,              # a situation's cell: axis -> value
+                reference_hash: str | None  # the end state a correct rollout leaves (`Situation.reference_hash`)
+               ) -> str:
+    "What a situation asks of the agent, in words: Inspect's `target` (the end state's hash kept beside it)."
+    said = "; ".join(f"{a}: {v}" for a, v in cell.items() if a != "tool")
+    want = f"{cell['tool']} done as the policy allows" if "tool" in cell else "the request handled as the policy allows"
+    end = f"end state {reference_hash}" if reference_hash else "no end state to reach (a read, or none known)"
+    return f"{want} ({said}); {end}" if said else f"{want}; {end}"
+
+def _transcript(row: dict, msgs: list, key: str, created: str) -> list:
+    "Inspect events of a row: a model event per agent turn (its input and reply), a tool event per call it made."
+    from inspect_ai.event import ModelEvent, ToolEvent
+    from inspect_ai.model import ModelOutput, ChatCompletionChoice, GenerateConfig
+    s = row.get("sampling") or {}
+    model, out, args = f"{row.get('agent_family') or 'agent'}/{s.get('model') or s.get('agent') or 'agent'}", [], {}
+    for i, m in enumerate(msgs):
+        at = dict(uuid=f"{key}-e{i}", timestamp=created, working_start=0.0)
+        if m.role == "assistant":
+            for c in m.tool_calls or []: args[c.id] = c.arguments
+            out.append(ModelEvent(**at, model=model, input=msgs[:i], tools=[], tool_choice="auto",
+                                  config=GenerateConfig(), output=ModelOutput(model=model, choices=[ChatCompletionChoice(
+                                      message=m, stop_reason="tool_calls" if m.tool_calls else "stop")])))
+        elif m.role == "tool":
+            out.append(ToolEvent(**at, id=m.tool_call_id or f"{key}-c{i}", function=m.function or "",
+                                 arguments=args.get(m.tool_call_id, {}), result=m.text, message_id=m.id))
+    return out
+
 def eval_sample(row: dict,       # a rollout row, graded or not
                 k_samples: int,  # samples per phrasing in its run
                 created: str     # the log's time (ISO 8601), given to each event
                ):
-    "One rollout row as an Inspect `EvalSample`: id = situation, epoch = attempt, faults as events, hashes in store."
+    """One rollout row as an Inspect `EvalSample`: id = situation, epoch = attempt, the target in words, the agent's
+    turns and calls as model and tool events (its transcript), faults as info events, hashes in the store."""
     from inspect_ai.log import EvalSample, EvalError
     from inspect_ai.model import ModelOutput
     from inspect_ai.event import InfoEvent
@@ -115,12 +143,13 @@ def eval_sample(row: dict,       # a rollout row, graded or not
     output = ModelOutput.from_content(row.get("agent_family") or "agent",
                                       next((m.text for m in reversed(msgs) if m.role == "assistant"), ""))
     output.choices[0].message.id = f"{key}-out"                     # not Inspect's random id
-    events = [InfoEvent(uuid=f"{key}-f{i}", timestamp=created, working_start=0.0, source="whilelab.fault", data=f)
-              for i, f in enumerate(row.get("faults") or [])]
+    events = _transcript(row, msgs, key, created) + [
+        InfoEvent(uuid=f"{key}-f{i}", timestamp=created, working_start=0.0, source="whilelab.fault", data=f)
+        for i, f in enumerate(row.get("faults") or [])]
     err = row.get("error")
     return EvalSample(id=row["situation_id"], epoch=row["phrasing"] * k_samples + row["sample"] + 1, input=first,
-                      target=row.get("reference_hash") or "", messages=msgs, output=output,
-                      scores=_scores(row) or None,
+                      target=target_text(row["cell"], row.get("reference_hash")), messages=msgs, output=output,
+                      scores=_scores(row, output.completion) or None,
                       metadata={**row["cell"], **{k: row[k] for k in _META if k in row}, "axes": list(row["cell"])},
                       store={k: v for k, v in row.items() if k not in _META and k != "messages"}, events=events,
                       uuid=stable_hash(row["run_id"], key, n=22), total_time=(row.get("timings") or {}).get("seconds"),
@@ -373,7 +402,7 @@ def situation_sample(s: object  # a whilelab `Situation`
     "A situation as an Inspect `Sample`: id = situation, the cell and each axis value in `metadata`."
     from inspect_ai.dataset import Sample
     return Sample(id=s.id, input=f"situation {s.id}: " + ", ".join(f"{a}={v}" for a, v in s.cell.items()),
-                  target=s.reference_hash or "",
+                  target=target_text(s.cell, s.reference_hash),
                   metadata={**s.cell, "cell": dict(s.cell), "axes": list(s.cell), "situation_id": s.id, "seed": s.seed,
                             "arm": s.arm})
 
@@ -403,6 +432,10 @@ def _situations(spec, opts, axes, world) -> tuple:
     return plan, {s.id: s for s in sits}
 
 # %% ../nbs/19_inspect.ipynb #f829ae4a
+# Inspect's mock model counts the tokens of an output given without usage with tiktoken, which downloads its encoding
+MOCK_FIX = (". Fix: offline, give each mockllm output its usage (output.usage = ModelUsage(input_tokens=..., "
+            "output_tokens=..., total_tokens=...)) so Inspect need not download tiktoken's encoding to count tokens")
+
 class RolloutError(RuntimeError):
     "A rollout that ended in an error (the agent's model or backend failed): Inspect records the sample as errored."
 
@@ -422,7 +455,8 @@ def _play_solver(spec, sits: dict, person, opts):
                       Schema(spec.tools, records=s.world.schema.records), opts=opts.rollout)
             row = await play(ctx, agent, person, opts.rollout, run_id)
             # an outage is Inspect's sample error, not a row to grade: `eval_retry` plays exactly these again
-            if row["error"]: raise RolloutError(f"situation {s.id}, attempt {attempt + 1}: {row['error']}")
+            if row["error"]: raise RolloutError(f"situation {s.id}, attempt {attempt + 1}: {row['error']}" + (
+                MOCK_FIX if "tiktoken" in row["error"] else ""))
             _kept(state, row, prefix=f"{s.id}-{ctx.phrasing}-{ctx.sample}-m")
             state.output = ModelOutput.from_content(str(agent.model), next(
                 (m.text for m in reversed(state.messages) if m.role == "assistant"), ""))
@@ -524,23 +558,80 @@ def _own_solver(spec, sits: dict, person, opts, own):
 
 # %% ../nbs/19_inspect.ipynb #16a9523f
 _GRADES = ("rules", "judge", "reward", "reward_parts", "floored_by", "markers", "ungraded")
+_JUDGES: dict = {}   # judge name -> the judge `inspect_task` was given, for the scorer in this process
 
-def _grade_scorer(spec, judge, opts):
-    """whilelab's `grade` (conduct rules, then the judge; `grade.reward_parts`, `grade.reward_of`) as an Inspect scorer
-    named `reward`; NaN when ungraded."""
-    from inspect_ai.scorer import Score, scorer, mean
+def _spec_args(spec: AgentSpec) -> dict:
+    "An agent's name, policy and tools as JSON, as Inspect records a scorer's arguments in the log."
+    return json.loads(canonical_json({"name": spec.name, "policy": spec.policy, "tools": [
+        {"name": t.name, "description": t.description, "input_schema": t.input_schema,
+         "output_schema": t.output_schema, "effect": t.effect} for t in spec.tools]}))
+
+def _spec_of(d: dict) -> AgentSpec:
+    "The agent `_spec_args` wrote."
+    from whilelab.core import Tool
+    return AgentSpec(d["name"], [Tool(**t) for t in d["tools"]], d["policy"])
+
+@functools.cache
+def _reward_scorer():
+    """whilelab's `grade` (conduct rules, then the judge; `grade.reward_parts`, `grade.reward_of`) registered as the
+    Inspect scorer `reward`, its arguments plain JSON, so `inspect score` can build it again from the log."""
+    from inspect_ai.scorer import Score, Scorer, scorer, mean
+    from whilelab.defaults import GradeOptions
     from whilelab.grade import grade
-    @scorer(metrics=[mean()], name="reward")
-    def whilelab_grade():
-        async def score(state, target):
-            g = grade([_row_in(state)], spec, judge, opts=opts.grade)[0]
+    def reward(agent: dict,                # the agent's name, policy and tools (`_spec_args`)
+               grade_options: dict | None = None,  # `GradeOptions` as a dict (default: the defaults)
+               judge: str | None = None    # the judge's name (default: `RuleJudge`, which needs none)
+              ) -> Scorer:
+        spec = _spec_of(agent)
+        gopts = GradeOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in (grade_options or {}).items()})
+        if judge is not None and judge not in _JUDGES:
+            raise RuntimeError(f"this log was graded by the judge {judge!r}, which lives only in the process that played "
+                               "it. Fix: grade the rows again in Python: grade(from_inspect(log), spec, judge)")
+        j = _JUDGES.get(judge)
+        async def score(state, target) -> Score:      # annotated: `inspect score` checks it
+            g = grade([_row_in(state)], spec, j, opts=gopts)[0]
             for k in _GRADES: state.store.set(k, g.get(k))          # the graded row stays in the sample
-            return Score(value=float("nan") if g["reward"] is None else g["reward"],
-                         explanation=(g.get("judge") or {}).get("reason") or g.get("ungraded"),
+            floored = "floored by " + ", ".join(g["floored_by"]) if g.get("floored_by") else None
+            return Score(value=float("nan") if g["reward"] is None else g["reward"], answer=state.output.completion,
+                         explanation=g.get("ungraded") or floored or (g.get("judge") or {}).get("reason"),
                          metadata={"rubric_hash": (g.get("judge") or {}).get("rubric_hash"),
                                    "floored_by": g.get("floored_by") or [], "reward_parts": g.get("reward_parts")})
         return score
-    return whilelab_grade()
+    # Inspect's log names a scorer without its package and `inspect score` looks that bare name up: registered from
+    # a module that is no installed package, `reward` is found by that name again
+    reward.__module__ = "whilelab_inspect"
+    return scorer(metrics=[mean()], name="reward")(reward)
+
+def _grade_scorer(spec, judge, opts):
+    """whilelab's grade as Inspect's scorer `reward`, the agent's final reply its answer; NaN only when ungraded, the
+    explanation saying why."""
+    key = None
+    if judge is not None:
+        key = str(getattr(judge, "name", None) or type(judge).__name__)
+        _JUDGES[key] = judge
+    return _reward_scorer()(agent=_spec_args(spec), judge=key,
+                            grade_options=json.loads(canonical_json(dataclasses.asdict(opts.grade))))
+
+# %% ../nbs/19_inspect.ipynb #9e22e0ec
+@functools.cache
+def _every_epoch_reducers() -> tuple:
+    """Inspect epoch reducers `pass_at_every` and `pass_k_every`: pass@k and pass^k with k = the epochs a sample was
+    played (any pass; every pass), so `--epochs N` of any N needs no reducer of its own; unscored epochs left out."""
+    from inspect_ai.scorer import Score, score_reducer
+    def reducer(name: str, agg):
+        def make():
+            def reduce(scores: list) -> Score:
+                v = [float(s.value) for s in scores if isinstance(s.value, (int, float)) and s.value == s.value]
+                return Score(value=float(agg(x >= PASS_THRESHOLD for x in v)) if v else float("nan"),
+                             explanation=f"k = {len(v)} scored epochs of {len(scores)}")
+            return reduce
+        make.__module__ = "whilelab_inspect"       # registered by its bare name, as the log names it (see `reward`)
+        return score_reducer(name=name)(make)()
+    return reducer("pass_at_every", any), reducer("pass_k_every", all)
+
+# under Inspect (`inspect score` loading a task file that imports whilelab), the scorer and reducers are found
+if "inspect_ai" in sys.modules:
+    _reward_scorer(); _every_epoch_reducers()
 
 # %% ../nbs/19_inspect.ipynb #571c1de4
 def inspect_task(spec: AgentSpec | None = None,  # the agent's tools and policy (default: the built-in example)
@@ -555,7 +646,8 @@ def inspect_task(spec: AgentSpec | None = None,  # the agent's tools and policy 
                  name: str | None = None   # the task's name (default: whilelab/<agent>)
                 ):
     """An Inspect `Task` of the plan: a `Sample` per situation, a solver playing it with Inspect's model against
-    whilelab's person and world, whilelab's grade as the scorer, pass@k and pass^k as epoch reducers."""
+    whilelab's person and world, whilelab's grade as the scorer, pass@k and pass^k as epoch reducers (k = 1, and k = every
+    epoch played: `pass_at_every`, `pass_k_every`, so `--epochs` of any number works)."""
     ia = need("inspect_ai", "inspect_task")
     from inspect_ai.dataset import MemoryDataset
     from inspect_ai.scorer import pass_at, pass_k
@@ -569,5 +661,5 @@ def inspect_task(spec: AgentSpec | None = None,  # the agent's tools and policy 
                    solver=_play_solver(spec, sits, person, opts) if solver is None else
                    _own_solver(spec, sits, person, opts, solver),
                    scorer=_grade_scorer(spec, judge, opts),
-                   epochs=ia.Epochs(n, ["mean"] + [f(k) for k in sorted({1, n}) for f in (pass_at, pass_k)]),
+                   epochs=ia.Epochs(n, ["mean", pass_at(1), pass_k(1), *_every_epoch_reducers()]),
                    name=name or f"whilelab/{spec.name}", metadata={"whilelab_plan": dict(plan.attrs)})
