@@ -263,15 +263,18 @@ def test_a_plan_played_as_an_inspect_task_comes_back_into_whilelab(tmp_path):
     assert rep.results["pass@1"].n == 6 and rep.results["pass@1"].diff == pass_interval(rewards_of(after), 1).estimate
 
 
-def lookup_bot(tool: str):
-    """A deterministic stand-in model for Inspect's mockllm playing a `react()` agent: it asks for the person's email
-    until it has one, looks them up by it, then submits an answer that says what the tool answered."""
+def lookup_bot(tool: str, submit: bool = True):
+    """A deterministic stand-in model for Inspect's mockllm: it asks for the person's email until it has one, looks
+    them up by it, then answers with what the tool answered -- through react()'s `submit` tool, or as a reply."""
+    def say(text: str):
+        return (ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": text}) if submit
+                else ModelOutput.from_content("mockllm/model", text))
     def respond(messages, tools, tool_choice, config):
         emails = re.findall(r"[\w.+-]+@[\w-]+\.[\w.-]+", " ".join(m.text for m in messages if m.role == "user"))
-        if messages[-1].role == "tool":
-            o = ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": f"The lookup said: {messages[-1].text}"})
-        elif emails: o = ModelOutput.for_tool_call("mockllm/model", tool, {"email": emails[-1]})
-        else: o = ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": "What is the email on your account?"})
+        if messages[-1].role == "tool": o = say(f"The lookup said: {messages[-1].text}")
+        elif emails and not any(m.role == "tool" for m in messages):
+            o = ModelOutput.for_tool_call("mockllm/model", tool, {"email": emails[-1]})
+        else: o = say("What is the email on your account?")
         o.usage = ModelUsage(input_tokens=40, output_tokens=8, total_tokens=48)
         return o
     return respond
@@ -367,6 +370,54 @@ def test_a_model_error_is_a_sample_error_and_eval_retry_plays_exactly_those_agai
     assert all(r["reward"] is not None for r in back)              # recovered and kept samples, all graded
     kept = {(r["situation_id"], r["sample"]): r for r in rows if not r["error"]}
     assert all(kept[k] == r for r in back if (k := (r["situation_id"], r["sample"])) in kept)
+
+
+def test_an_exported_log_carries_its_transcript_answer_and_target(run, tmp_path):
+    from inspect_ai.analysis import messages_df, samples_df
+    sim, _ = run
+    p = sim.to_inspect(tmp_path / "retail.eval", created=WHEN)
+    log = read_eval_log(str(p))
+    for s in log.samples:                      # a model event per agent turn, a tool event per call it made
+        kinds = Counter(e.event for e in s.events)
+        assert kinds["model"] == sum(m.role == "assistant" for m in s.messages)
+        assert kinds["tool"] == sum(m.role == "tool" for m in s.messages)
+    s = next(s for s in log.samples if any(e.event == "tool" for e in s.events))
+    call = next(e for e in s.events if e.event == "tool")
+    assert call.result == next(m.text for m in s.messages if m.role == "tool" and m.tool_call_id == call.id)
+    # the final answer, a readable target (the end state's hash stays in the store)
+    graded = [s for s in log.samples if "reward" in (s.scores or {})]
+    assert graded and all(s.scores["reward"].answer == s.output.completion for s in graded)
+    assert all(s.target.startswith(s.metadata["tool"] + " done as the policy allows") for s in log.samples)
+    # Inspect's own dataframes read it: a row per sample, every message the agent saw or sent
+    assert len(samples_df(str(p))) == len(log.samples)
+    msgs = messages_df(str(p))
+    assert set(msgs["role"]) >= {"user", "assistant", "tool"}
+    assert msgs.groupby("sample_id").size().min() > 1
+    assert from_inspect(p) == sim.rows                             # and the rows still come back whole
+
+
+def test_any_epochs_and_inspect_score_on_a_task_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "plan.py").write_text(PLAN_TASK)
+    # --epochs 1 overrides the plan's 2: the every-epoch reducers need no number of epochs of their own
+    mock = get_model("mockllm/model", custom_outputs=lookup_bot("find_customer", submit=False))
+    [log] = inspect_eval("plan.py", model=mock, limit=6, epochs=1, log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success" and log.eval.config.epochs == 1
+    reducers = {s.reducer: s for s in log.results.scores}
+    assert {"pass_at_every", "pass_k_every"} <= set(reducers)
+    assert all(s.scored_samples == 6 and s.unscored_samples == 0 for s in reducers.values())
+    before = {s.id: (s.scores["reward"].value, s.scores["reward"].explanation) for s in log.samples}
+    assert all(v == v for v, _ in before.values())                 # no NaN offline
+    assert {v for v, _ in before.values()} == {0.0, 1.0}
+    # `inspect score` builds whilelab's scorer again from the log (the task file imports whilelab) and re-grades
+    out = tmp_path / "rescored.eval"
+    r = subprocess.run([sys.executable, "-m", "inspect_ai", "score", log.location, "--action", "overwrite",
+                        "--output-file", str(out), "--display", "none"], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    again = read_eval_log(str(out))
+    assert {s.id: (s.scores["reward"].value, s.scores["reward"].explanation) for s in again.samples} == before
+    assert {s.reducer for s in again.results.scores} == set(reducers)
 
 
 def wait_http(url, proc, timeout=60):
