@@ -374,8 +374,13 @@ def test_a_model_error_is_a_sample_error_and_eval_retry_plays_exactly_those_agai
 
 def test_an_exported_log_carries_its_transcript_answer_and_target(run, tmp_path):
     from inspect_ai.analysis import messages_df, samples_df
+    import dataclasses
+    from whilelab.interop import write_inspect
     sim, _ = run
-    p = sim.to_inspect(tmp_path / "retail.eval", created=WHEN)
+    some = sim.rows[:40]                       # a part of the run: Inspect's dataframes read every message of it
+    assert any(r["faults"] for r in some) and any(r["reward"] == 1.0 for r in some)
+    p = write_inspect(inspect_log(some, sim.summary(), dataclasses.asdict(sim.options), created=WHEN),
+                      tmp_path / "retail.eval")
     log = read_eval_log(str(p))
     for s in log.samples:                      # a model event per agent turn, a tool event per call it made
         kinds = Counter(e.event for e in s.events)
@@ -393,7 +398,7 @@ def test_an_exported_log_carries_its_transcript_answer_and_target(run, tmp_path)
     msgs = messages_df(str(p))
     assert set(msgs["role"]) >= {"user", "assistant", "tool"}
     assert msgs.groupby("sample_id").size().min() > 1
-    assert from_inspect(p) == sim.rows                             # and the rows still come back whole
+    assert from_inspect(p) == sorted(some, key=lambda r: (r["situation_id"], r["phrasing"], r["sample"]))
 
 
 def test_any_epochs_and_inspect_score_on_a_task_file(tmp_path, monkeypatch):
