@@ -280,16 +280,21 @@ def lookup_bot(tool: str, submit: bool = True):
     return respond
 
 
-def test_your_own_react_agent_plays_the_plan_against_whilelab_world_person_and_grade(tmp_path):
+@pytest.mark.parametrize("kind", ["react", "generate"])
+def test_your_own_agent_plays_the_plan_against_whilelab_world_person_and_grade(kind, tmp_path):
+    "Inspect's react() agent with the plan's tools, or Inspect's plain generate() with the tools inspect_task gives."
     from inspect_ai.agent import react
+    from inspect_ai.solver import generate
     from whilelab.core import shopfront
     from whilelab.interop import world_tools
     spec = shopfront()
-    task = inspect_task(spec, SimOptions(n_phrasings=1, k_samples=1), solver=react(tools=world_tools(spec)))
+    own = react(tools=world_tools(spec)) if kind == "react" else generate()
+    task = inspect_task(spec, SimOptions(n_phrasings=1, k_samples=1), solver=own)
     mine = {s.id: s.metadata["condition"] for s in task.dataset if s.metadata["tool"] == "find_customer"}
     assert "ok" in mine.values() and set(mine.values()) - {"ok"}       # both a plain and a faulty world are played
-    [log] = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=lookup_bot("find_customer")),
-                         sample_id=sorted(mine), log_dir=str(tmp_path), display="none")
+    bot = lookup_bot("find_customer", submit=kind == "react")
+    [log] = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=bot), sample_id=sorted(mine),
+                         log_dir=str(tmp_path), display="none")
     assert log.status == "success" and len(log.samples) == len(mine)
     rows = {r["situation_id"]: r for r in from_inspect(read_eval_log(log.location))}
     for sid, cond in mine.items():
