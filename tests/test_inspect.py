@@ -192,6 +192,7 @@ def test_a_plain_inspect_log_reads_as_rows_whilelab_grades_and_counts(tmp_path):
     assert by["slow"]["cell"]["condition"] == "timeout" and by["slow"]["faults"][0]["fault"] == "timeout"
     assert by["found"]["inspect_scores"] == {"includes": "C"} and by["found"]["usage"]["agent"]["input_tokens"] == 80
     assert from_inspect(log.location) == rows                      # deterministic
+    assert "stance" not in from_inspect(log, axes=["tool"])[0]["cell"]  # only the axes asked for come from metadata
     # whilelab grades them: the agent claims a delivery the world never confirmed for the missing order
     spec = AgentSpec("orders", [ORDER_TOOL], "Only say an order's status after looking it up.")
     g = grade(rows, spec)

@@ -310,8 +310,8 @@ def _plain_row(log, sample, steps: list, seconds: float, axes) -> dict:
     from whilelab.traces import trace_row
     row = trace_row(f"{log.eval.eval_id}/{sample.id}/{sample.epoch}", steps, log.eval.task, seconds)
     md = sample.metadata or {}
-    names = [a.name for a in axes] if hasattr(axes, "names") or (axes and not isinstance(axes[0], str)) else axes
-    cell = {a: md[a] for a in names or CELL_AXES if isinstance(md.get(a), (str, int, float, bool))}
+    names = CELL_AXES if axes is None else [getattr(a, "name", a) for a in axes]      # an `Axes`, or names
+    cell = {a: md[a] for a in names if isinstance(md.get(a), (str, int, float, bool))}
     err = sample.error.message if sample.error else None
     scores = {k: s.value for k, s in (sample.scores or {}).items()}
     return {**row, "run_id": "inspect-" + stable_hash(log.eval.eval_id, n=8), "situation_id": str(sample.id),
