@@ -2,16 +2,18 @@
 Inspect's own reader with every count of the run's summary; `whilelab export --inspect`; a plan played as an Inspect
 task by Inspect's offline mock model, its log back into whilelab's statistics and cuts; and `inspect view` on
 127.0.0.1 in a real browser listing the samples with their scores."""
-import contextlib, io, json, os, subprocess, sys, time, urllib.request, warnings
+import contextlib, io, json, os, re, subprocess, sys, time, urllib.request, warnings
 from collections import Counter
 import pytest
 
 inspect_ai = pytest.importorskip("inspect_ai", reason="Inspect AI is not installed (tests/run.sh installs it)")
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.model import (ModelOutput, ModelUsage, get_model, modelapi, ModelAPI, GenerateConfig,
+                              ChatCompletionChoice, ChatMessageAssistant)
+from inspect_ai.tool import tool, ToolError
 from conftest import HAVE_CHROMIUM, chromium_page, free_port
-from whilelab.core import AgentSpec, shared_data
+from whilelab.core import AgentSpec, shared_data, stable_hash
 from whilelab.defaults import SimOptions
 from whilelab.simulate import simulate, load
 from whilelab.stats import pass_interval
@@ -123,12 +125,86 @@ def test_a_missing_extra_is_named(monkeypatch):
     with pytest.raises(ImportError, match=r"pip install 'whilelab\[inspect\]'"): need("inspect_ai.log", "to_inspect")
 
 
-def test_other_logs_are_refused_with_the_fix(tmp_path):
+ORDER_TOOL = {"name": "get_order_details", "description": "Look up an order by its id.",
+              "input_schema": {"type": "object", "properties": {"order_id": {"type": "string"}},
+                               "required": ["order_id"]}}
+
+
+@tool
+def get_order_details():
+    async def execute(order_id: str):
+        """Look up an order by its id.
+
+        Args:
+            order_id: the order's id, e.g. #W0000001
+        """
+        if order_id == "#W404": raise ToolError("order not found")
+        if order_id == "#W500": raise ToolError("TimeoutError: the order service timed out")
+        return {"order_id": order_id, "status": "delivered"}
+    return execute
+
+
+def order_bot(answer: str = "Your order {id} was delivered."):
+    """A deterministic stand-in model for Inspect's mockllm: it looks up the order id the user quoted, then answers
+    (whatever order samples run in, each conversation gets its own outputs)."""
+    def respond(messages, tools, tool_choice, config):
+        oid = re.search(r"#W\d+", messages[0].text).group(0)
+        if not any(m.role == "tool" for m in messages) and tools:
+            o = ModelOutput.for_tool_call("mockllm/model", "get_order_details", {"order_id": oid})
+        else: o = ModelOutput.from_content("mockllm/model", answer.format(id=oid))
+        o.usage = ModelUsage(input_tokens=40, output_tokens=8, total_tokens=48)
+        return o
+    return respond
+
+
+def plain_suite(tmp_path, epochs: int = 2):
+    "An ordinary Inspect suite -- Inspect's own tool, generate and scorer, no whilelab -- evaluated offline."
     from inspect_ai import Task
     from inspect_ai.dataset import Sample
-    [log] = inspect_eval(Task(dataset=[Sample(input="hi", target="x")]), model=get_model(
-        "mockllm/model", custom_outputs=outputs("hello")), log_dir=str(tmp_path), display="none")
-    with pytest.raises(ValueError, match="holds no whilelab row"): from_inspect(log)
+    from inspect_ai.solver import use_tools, generate
+    from inspect_ai.scorer import includes
+    samples = [Sample(id="found", input="Where is order #W0000001?", target="delivered",
+                      metadata={"stance": "cooperative"}),
+               Sample(id="missing", input="Where is order #W404?", target="not found"),
+               Sample(id="slow", input="Where is order #W500?", target="try again")]
+    task = Task(dataset=samples, solver=[use_tools(get_order_details()), generate()], scorer=includes(), epochs=epochs)
+    [log] = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=order_bot()), log_dir=str(tmp_path),
+                         display="none")
+    return log
+
+
+def test_a_plain_inspect_log_reads_as_rows_whilelab_grades_and_counts(tmp_path):
+    from whilelab.axes import default_axes
+    from whilelab.cover import covering_array, coverage
+    from whilelab.grade import grade
+    log = plain_suite(tmp_path)
+    assert log.status == "success"
+    rows = from_inspect(log.location)                              # read from the file, as a user would
+    assert [(r["situation_id"], r["sample"]) for r in rows] == [(s, e) for s in ("found", "missing", "slow")
+                                                                 for e in (0, 1)]
+    by = {r["situation_id"]: r for r in rows}
+    # the conversation, the tool call and its answer, the tool's errors as faults, the cell it delivered
+    call = next(m for m in by["found"]["messages"] if m.get("tool_calls"))["tool_calls"][0]["function"]
+    assert call == {"name": "get_order_details", "arguments": {"order_id": "#W0000001"}}
+    assert by["found"]["cell"] == {"stance": "cooperative", "tool": "get_order_details", "condition": "ok",
+                                   "world": "exists"}
+    assert by["missing"]["cell"]["world"] == "missing" and by["missing"]["faults"] == []
+    assert by["slow"]["cell"]["condition"] == "timeout" and by["slow"]["faults"][0]["fault"] == "timeout"
+    assert by["found"]["inspect_scores"] == {"includes": "C"} and by["found"]["usage"]["agent"]["input_tokens"] == 80
+    assert from_inspect(log.location) == rows                      # deterministic
+    assert "stance" not in from_inspect(log, axes=["tool"])[0]["cell"]  # only the axes asked for come from metadata
+    # whilelab grades them: the agent claims a delivery the world never confirmed for the missing order
+    spec = AgentSpec("orders", [ORDER_TOOL], "Only say an order's status after looking it up.")
+    g = grade(rows, spec)
+    assert all(r["reward"] is not None for r in g)
+    assert {r["situation_id"]: r["reward"] for r in g}["found"] == 1.0
+    assert {r["situation_id"] for r in g if r["reward"] < 1} >= {"missing", "slow"}
+    assert pass_interval(rewards_of(g), 2).estimate == 1 / 3
+    # and counts the suite's coverage against a plan: what the plan asks for that the suite never plays
+    plan = covering_array(default_axes(spec.tools, spec.policy), seed=0)
+    cov = coverage(rows, axes=plan)
+    assert 0 < cov.attrs["pairs_covered"] < cov.attrs["pairs_planned"]
+    assert cov["world__condition"].sel(world="exists", condition="timeout").item() == 2
 
 
 def outputs(*turns):
@@ -186,6 +262,173 @@ def test_a_plan_played_as_an_inspect_task_comes_back_into_whilelab(tmp_path):
     after = [x for x in offline if x["situation_id"] in ids]
     rep = delta_report(rows, after, n_resamples=200)
     assert rep.results["pass@1"].n == 6 and rep.results["pass@1"].diff == pass_interval(rewards_of(after), 1).estimate
+
+
+def lookup_bot(tool: str, submit: bool = True):
+    """A deterministic stand-in model for Inspect's mockllm: it asks for the person's email until it has one, looks
+    them up by it, then answers with what the tool answered -- through react()'s `submit` tool, or as a reply."""
+    def say(text: str):
+        return (ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": text}) if submit
+                else ModelOutput.from_content("mockllm/model", text))
+    def respond(messages, tools, tool_choice, config):
+        emails = re.findall(r"[\w.+-]+@[\w-]+\.[\w.-]+", " ".join(m.text for m in messages if m.role == "user"))
+        if messages[-1].role == "tool": o = say(f"The lookup said: {messages[-1].text}")
+        elif emails and not any(m.role == "tool" for m in messages):
+            o = ModelOutput.for_tool_call("mockllm/model", tool, {"email": emails[-1]})
+        else: o = say("What is the email on your account?")
+        o.usage = ModelUsage(input_tokens=40, output_tokens=8, total_tokens=48)
+        return o
+    return respond
+
+
+@pytest.mark.parametrize("kind", ["react", "generate"])
+def test_your_own_agent_plays_the_plan_against_whilelab_world_person_and_grade(kind, tmp_path):
+    "Inspect's react() agent with the plan's tools, or Inspect's plain generate() with the tools inspect_task gives."
+    from inspect_ai.agent import react
+    from inspect_ai.solver import generate
+    from whilelab.core import shopfront
+    from whilelab.interop import world_tools
+    spec = shopfront()
+    own = react(tools=world_tools(spec)) if kind == "react" else generate()
+    task = inspect_task(spec, SimOptions(n_phrasings=1, k_samples=1), solver=own)
+    mine = {s.id: s.metadata["condition"] for s in task.dataset if s.metadata["tool"] == "find_customer"}
+    assert "ok" in mine.values() and set(mine.values()) - {"ok"}       # both a plain and a faulty world are played
+    bot = lookup_bot("find_customer", submit=kind == "react")
+    [log] = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=bot), sample_id=sorted(mine),
+                         log_dir=str(tmp_path), display="none")
+    assert log.status == "success" and len(log.samples) == len(mine)
+    rows = {r["situation_id"]: r for r in from_inspect(read_eval_log(log.location))}
+    for sid, cond in mine.items():
+        r = rows[sid]
+        # whilelab's person spoke first (not the sample's input), whilelab's world answered the agent's call
+        assert r["messages"][0]["role"] == "user" and not r["messages"][0]["content"].startswith("situation ")
+        assert r["calls"][0]["tool"] == "find_customer"
+        assert [f["fault"] for f in r["faults"]] == ([] if cond == "ok" else [cond])
+        answer = next(m for m in r["messages"] if m["role"] == "tool")["content"]
+        assert answer in r["messages"][-1]["content"]                  # react's submitted answer is the last turn
+        u = r["usage"]["agent"]                                         # each of the model's turns, with its usage
+        assert u["calls"] >= 2 and u["input_tokens"] == 40 * u["calls"] and u["cost_usd"] is None
+        # and whilelab's grade scored it, in the log and in the row
+        assert r["reward"] in (0.0, 1.0) and log.samples[0].scores["reward"].value in (0.0, 1.0)
+    assert [r["reward"] for r in rows.values()] == [s.scores["reward"].value for s in sorted(
+        log.samples, key=lambda s: s.id)]
+    # where the person gave no email, the agent asked, the person answered and the agent ran again
+    assert any(sum(m["role"] == "user" for m in r["messages"]) > 1 for r in rows.values())
+    # a plain world that answered ok with the person's own email passes; a fault reported as a success does not
+    assert any(rows[s]["reward"] == 1.0 for s, c in mine.items() if c == "ok")
+    # the tools answer only inside inspect_task
+    import asyncio
+    with pytest.raises(RuntimeError, match=r"inspect_task\(spec, solver=\.\.\.\)"):
+        asyncio.run(world_tools(spec)[0](email="a@b.test"))
+
+
+DOWN = {"on": True}           # whether the flaky model's endpoint is down, for the retry test
+
+
+@modelapi(name="whilelab_flaky")
+class FlakyModel(ModelAPI):
+    """An offline model API (a real Inspect provider, so `eval_retry` finds it again by name): while `DOWN` it fails
+    on the conversations whose first words hash odd, always the same ones; otherwise it answers "Done."."""
+    def __init__(self, model_name, base_url=None, api_key=None, config=GenerateConfig(), **kw):
+        super().__init__(model_name, base_url, api_key, [], config)
+
+    async def generate(self, input, tools, tool_choice, config):
+        first = next(m.text for m in input if m.role == "user")
+        if DOWN["on"] and int(stable_hash(first), 16) % 2: raise RuntimeError("the model's endpoint is down")
+        return ModelOutput(model=self.model_name, choices=[ChatCompletionChoice(
+            message=ChatMessageAssistant(content="Done.", model=self.model_name), stop_reason="stop")],
+            usage=ModelUsage(input_tokens=40, output_tokens=8, total_tokens=48))
+
+
+PLAN_TASK = '''from inspect_ai import task
+from whilelab.core import shopfront
+from whilelab.defaults import SimOptions
+from whilelab.interop import inspect_task
+
+@task
+def shop_plan(): return inspect_task(shopfront(), SimOptions(n_phrasings=1, k_samples=2))
+'''
+
+
+def test_a_model_error_is_a_sample_error_and_eval_retry_plays_exactly_those_again(tmp_path, monkeypatch):
+    from inspect_ai import eval_retry
+    monkeypatch.chdir(tmp_path)                                    # a task file, as `inspect eval plan.py` runs one
+    (tmp_path / "plan.py").write_text(PLAN_TASK)
+    DOWN["on"] = True
+    [log] = inspect_eval("plan.py", model="whilelab_flaky/model", limit=6, log_dir=str(tmp_path / "logs"),
+                         display="none", fail_on_error=False)
+    failed = {(s.id, s.epoch) for s in log.samples if s.error is not None}
+    assert 0 < len(failed) < len(log.samples)
+    # an outage is Inspect's sample error, with the cause, not a NaN reward on a successful sample
+    bad = next(s for s in log.samples if s.error is not None)
+    assert "endpoint is down" in bad.error.message and "RolloutError" in bad.error.message and not bad.scores
+    assert all(s.scores["reward"].value == s.scores["reward"].value for s in log.samples if s.error is None)
+    rows = from_inspect(log.location)                              # errored samples read back as error rows
+    assert {(r["situation_id"], r["sample"] + 1) for r in rows if r["error"]} == failed
+    assert all(r["reward"] is None for r in rows if r["error"])
+    DOWN["on"] = False
+    [again] = eval_retry(log.location, log_dir=str(tmp_path / "logs"), display="none")
+    assert again.status == "success" and all(s.error is None for s in again.samples)
+    played = {(s.id, s.epoch) for s in again.samples if s.uuid not in {x.uuid for x in log.samples}}
+    assert played == failed                                        # exactly the failed samples were played again
+    back = from_inspect(again.location)
+    assert len(back) == len(log.samples) and not any(r["error"] for r in back)
+    assert all(r["reward"] is not None for r in back)              # recovered and kept samples, all graded
+    kept = {(r["situation_id"], r["sample"]): r for r in rows if not r["error"]}
+    assert all(kept[k] == r for r in back if (k := (r["situation_id"], r["sample"])) in kept)
+
+
+def test_an_exported_log_carries_its_transcript_answer_and_target(run, tmp_path):
+    from inspect_ai.analysis import messages_df, samples_df
+    import dataclasses
+    from whilelab.interop import write_inspect
+    sim, _ = run
+    some = sim.rows[:40]                       # a part of the run: Inspect's dataframes read every message of it
+    assert any(r["faults"] for r in some) and any(r["reward"] == 1.0 for r in some)
+    p = write_inspect(inspect_log(some, sim.summary(), dataclasses.asdict(sim.options), created=WHEN),
+                      tmp_path / "retail.eval")
+    log = read_eval_log(str(p))
+    for s in log.samples:                      # a model event per agent turn, a tool event per call it made
+        kinds = Counter(e.event for e in s.events)
+        assert kinds["model"] == sum(m.role == "assistant" for m in s.messages)
+        assert kinds["tool"] == sum(m.role == "tool" for m in s.messages)
+    s = next(s for s in log.samples if any(e.event == "tool" for e in s.events))
+    call = next(e for e in s.events if e.event == "tool")
+    assert call.result == next(m.text for m in s.messages if m.role == "tool" and m.tool_call_id == call.id)
+    # the final answer, a readable target (the end state's hash stays in the store)
+    graded = [s for s in log.samples if "reward" in (s.scores or {})]
+    assert graded and all(s.scores["reward"].answer == s.output.completion for s in graded)
+    assert all(s.target.startswith(s.metadata["tool"] + " done as the policy allows") for s in log.samples)
+    # Inspect's own dataframes read it: a row per sample, every message the agent saw or sent
+    assert len(samples_df(str(p))) == len(log.samples)
+    msgs = messages_df(str(p))
+    assert set(msgs["role"]) >= {"user", "assistant", "tool"}
+    assert msgs.groupby("sample_id").size().min() > 1
+    assert from_inspect(p) == sorted(some, key=lambda r: (r["situation_id"], r["phrasing"], r["sample"]))
+
+
+def test_any_epochs_and_inspect_score_on_a_task_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "plan.py").write_text(PLAN_TASK)
+    # --epochs 1 overrides the plan's 2: the every-epoch reducers need no number of epochs of their own
+    mock = get_model("mockllm/model", custom_outputs=lookup_bot("find_customer", submit=False))
+    [log] = inspect_eval("plan.py", model=mock, limit=6, epochs=1, log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success" and log.eval.config.epochs == 1
+    reducers = {s.reducer: s for s in log.results.scores}
+    assert {"pass_at_every", "pass_k_every"} <= set(reducers)
+    assert all(s.scored_samples == 6 and s.unscored_samples == 0 for s in reducers.values())
+    before = {s.id: (s.scores["reward"].value, s.scores["reward"].explanation) for s in log.samples}
+    assert all(v == v for v, _ in before.values())                 # no NaN offline
+    assert {v for v, _ in before.values()} == {0.0, 1.0}
+    # `inspect score` builds whilelab's scorer again from the log (the task file imports whilelab) and re-grades
+    out = tmp_path / "rescored.eval"
+    r = subprocess.run([sys.executable, "-m", "inspect_ai", "score", log.location, "--action", "overwrite",
+                        "--output-file", str(out), "--display", "none"], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    again = read_eval_log(str(out))
+    assert {s.id: (s.scores["reward"].value, s.scores["reward"].explanation) for s in again.samples} == before
+    assert {s.reducer for s in again.results.scores} == set(reducers)
 
 
 def wait_http(url, proc, timeout=60):

@@ -4,7 +4,7 @@
 
 # %% ../nbs/19_inspect.ipynb #fabecdaf
 from __future__ import annotations
-import dataclasses, datetime, importlib, json, types, zipfile
+import dataclasses, datetime, functools, importlib, json, sys, types, zipfile
 from pathlib import Path
 from fastcore.basics import patch
 from .axes import Axes
@@ -15,8 +15,9 @@ from .simulate import Simulation, reward_tensor
 from .stats import pass_at_k, pass_pow_k, PASS_THRESHOLD
 
 # %% auto #0
-__all__ = ['EXTRAS', 'need', 'to_chat', 'from_chat', 'eval_sample', 'inspect_log', 'write_inspect', 'from_inspect', 'rewards_of',
-           'export_inspect', 'tool_info', 'InspectAgent', 'situation_sample', 'inspect_task']
+__all__ = ['EXTRAS', 'CELL_AXES', 'MOCK_FIX', 'need', 'to_chat', 'from_chat', 'target_text', 'eval_sample', 'inspect_log',
+           'write_inspect', 'from_inspect', 'rewards_of', 'export_inspect', 'tool_info', 'InspectAgent',
+           'situation_sample', 'RolloutError', 'world_tools', 'inspect_task']
 
 # %% ../nbs/19_inspect.ipynb #e9e651b1
 # the module an integration imports -> the whilelab extra that installs it
@@ -86,12 +87,12 @@ def from_chat(messages: list  # Inspect `ChatMessage`s
 _META = ("run_id", "situation_id", "seed", "phrasing", "sample", "cell", "arm", "signature", "policy_version",
          "agent_family", "sampling", "flaw", "error", "ungraded")
 
-def _scores(row: dict) -> dict:
-    "A graded row's scores: the reward, the judge's label, and one per conduct rule (1 passed, 0 not)."
+def _scores(row: dict, answer: str | None = None) -> dict:
+    "A graded row's scores: the reward (`answer`: the agent's final reply), the judge's label, one per conduct rule."
     from inspect_ai.scorer import Score
     out, j = {}, row.get("judge") or {}            # the reward first: Inspect's headline is the first score
     if row.get("reward") is not None:
-        out["reward"] = Score(value=float(row["reward"]), explanation=", ".join(row.get("floored_by") or []) or None,
+        out["reward"] = Score(value=float(row["reward"]), answer=answer, explanation=", ".join(row.get("floored_by") or []) or None,
                               metadata={"rubric_hash": j.get("rubric_hash"), "floored_by": row.get("floored_by") or []})
     if j.get("label") is not None:
         out["judge"] = Score(value=float(j["label"] == "pass"), answer=j["label"], explanation=j.get("reason"),
@@ -100,11 +101,39 @@ def _scores(row: dict) -> dict:
     return {**out, **{v["rule"]: Score(value=float(v["passed"]), explanation=v.get("reason")) for v in rules}}
 
 # %% ../nbs/19_inspect.ipynb #589ee44e
+def target_text(cell: dict,              # a situation's cell: axis -> value
+                reference_hash: str | None  # the end state a correct rollout leaves (`Situation.reference_hash`)
+               ) -> str:
+    "What a situation asks of the agent, in words: Inspect's `target` (the end state's hash kept beside it)."
+    said = "; ".join(f"{a}: {v}" for a, v in cell.items() if a != "tool")
+    want = f"{cell['tool']} done as the policy allows" if "tool" in cell else "the request handled as the policy allows"
+    end = f"end state {reference_hash}" if reference_hash else "no end state to reach (a read, or none known)"
+    return f"{want} ({said}); {end}" if said else f"{want}; {end}"
+
+def _transcript(row: dict, msgs: list, key: str, created: str) -> list:
+    "Inspect events of a row: a model event per agent turn (its input and reply), a tool event per call it made."
+    from inspect_ai.event import ModelEvent, ToolEvent
+    from inspect_ai.model import ModelOutput, ChatCompletionChoice, GenerateConfig
+    s = row.get("sampling") or {}
+    model, out, args = f"{row.get('agent_family') or 'agent'}/{s.get('model') or s.get('agent') or 'agent'}", [], {}
+    for i, m in enumerate(msgs):
+        at = dict(uuid=f"{key}-e{i}", timestamp=created, working_start=0.0)
+        if m.role == "assistant":
+            for c in m.tool_calls or []: args[c.id] = c.arguments
+            out.append(ModelEvent(**at, model=model, input=msgs[:i], tools=[], tool_choice="auto",
+                                  config=GenerateConfig(), output=ModelOutput(model=model, choices=[ChatCompletionChoice(
+                                      message=m, stop_reason="tool_calls" if m.tool_calls else "stop")])))
+        elif m.role == "tool":
+            out.append(ToolEvent(**at, id=m.tool_call_id or f"{key}-c{i}", function=m.function or "",
+                                 arguments=args.get(m.tool_call_id, {}), result=m.text, message_id=m.id))
+    return out
+
 def eval_sample(row: dict,       # a rollout row, graded or not
                 k_samples: int,  # samples per phrasing in its run
                 created: str     # the log's time (ISO 8601), given to each event
                ):
-    "One rollout row as an Inspect `EvalSample`: id = situation, epoch = attempt, faults as events, hashes in store."
+    """One rollout row as an Inspect `EvalSample`: id = situation, epoch = attempt, the target in words, the agent's
+    turns and calls as model and tool events (its transcript), faults as info events, hashes in the store."""
     from inspect_ai.log import EvalSample, EvalError
     from inspect_ai.model import ModelOutput
     from inspect_ai.event import InfoEvent
@@ -114,12 +143,13 @@ def eval_sample(row: dict,       # a rollout row, graded or not
     output = ModelOutput.from_content(row.get("agent_family") or "agent",
                                       next((m.text for m in reversed(msgs) if m.role == "assistant"), ""))
     output.choices[0].message.id = f"{key}-out"                     # not Inspect's random id
-    events = [InfoEvent(uuid=f"{key}-f{i}", timestamp=created, working_start=0.0, source="whilelab.fault", data=f)
-              for i, f in enumerate(row.get("faults") or [])]
+    events = _transcript(row, msgs, key, created) + [
+        InfoEvent(uuid=f"{key}-f{i}", timestamp=created, working_start=0.0, source="whilelab.fault", data=f)
+        for i, f in enumerate(row.get("faults") or [])]
     err = row.get("error")
     return EvalSample(id=row["situation_id"], epoch=row["phrasing"] * k_samples + row["sample"] + 1, input=first,
-                      target=row.get("reference_hash") or "", messages=msgs, output=output,
-                      scores=_scores(row) or None,
+                      target=target_text(row["cell"], row.get("reference_hash")), messages=msgs, output=output,
+                      scores=_scores(row, output.completion) or None,
                       metadata={**row["cell"], **{k: row[k] for k in _META if k in row}, "axes": list(row["cell"])},
                       store={k: v for k, v in row.items() if k not in _META and k != "messages"}, events=events,
                       uuid=stable_hash(row["run_id"], key, n=22), total_time=(row.get("timings") or {}).get("seconds"),
@@ -242,12 +272,15 @@ def to_inspect(self: Simulation,
     return write_inspect(log, path)
 
 # %% ../nbs/19_inspect.ipynb #c68c7633
-def _row_of(sample) -> dict:
-    "The whilelab row an Inspect sample holds: ids and cell from its metadata, the rest from its store."
+def _row_of(sample) -> dict | None:
+    """The whilelab row an Inspect sample holds (ids and cell from its metadata, the rest from its store); None for a
+    sample of some other eval, or one `inspect_task` played that ended in an error (read as a plain sample)."""
     md, store = sample.metadata or {}, sample.store or {}
-    if "situation_id" not in md or "state_hash_after" not in store:
-        raise ValueError(f"sample {sample.id!r} (epoch {sample.epoch}) holds no whilelab row. Fix: from_inspect reads "
-                         "logs that Simulation.to_inspect wrote or that inspect eval wrote playing inspect_task")
+    if "situation_id" not in md or sample.error is not None and "state_hash_after" not in store: return None
+    if "state_hash_after" not in store:
+        raise ValueError(f"sample {sample.id!r} (epoch {sample.epoch}) was played by inspect_task but its store holds no "
+                         "row (Inspect keeps a sample's row in sample.store). Fix: read the log whole with "
+                         "read_eval_log(path) (not header_only), or play the sample again with eval_retry")
     return {**{k: md[k] for k in _META if k in md}, **{k: v for k, v in store.items() if ":" not in k},
             "messages": from_chat(sample.messages)}
 
@@ -257,11 +290,54 @@ def _eval_log(log, what: str):
     L = need("inspect_ai.log", what)
     return log if hasattr(log, "samples") else L.read_eval_log(str(log))
 
+# %% ../nbs/19_inspect.ipynb #877c4995
+# the axes a plain Inspect sample's metadata may name, read into its cell (`default_axes`' names)
+CELL_AXES = ("tool", "rule", "stance", "world", "condition", "history")
+
+def _plain_usage(sample) -> dict:
+    "The agent's usage in a plain Inspect sample: its model calls and tokens, summed over its models."
+    us = list((sample.model_usage or {}).values())
+    calls = sum(e.event == "model" for e in sample.events or []) or sum(m.role == "assistant" for m in sample.messages)
+    if not us: return {}
+    return {"agent": {"calls": calls, "input_tokens": sum(u.input_tokens for u in us),
+                      "output_tokens": sum(u.output_tokens for u in us),
+                      "cost_usd": None if any(u.total_cost is None for u in us) else sum(u.total_cost for u in us)}}
+
+def _plain_row(log, sample, steps: list, seconds: float, axes) -> dict:
+    """The row of a sample of a plain Inspect eval (no whilelab row in it), read as a production trace is
+    (`traces.trace_row`): id = the sample's id, attempt = its epoch, the cell it delivered plus any `axes` its metadata
+    names, Inspect's own scores kept under `inspect_scores`."""
+    from whilelab.traces import trace_row
+    row = trace_row(f"{log.eval.eval_id}/{sample.id}/{sample.epoch}", steps, log.eval.task, seconds)
+    md = sample.metadata or {}
+    names = CELL_AXES if axes is None else [getattr(a, "name", a) for a in axes]      # an `Axes`, or names
+    cell = {a: md[a] for a in names if isinstance(md.get(a), (str, int, float, bool))}
+    err = sample.error.message if sample.error else None
+    scores = {k: s.value for k, s in (sample.scores or {}).items()}
+    return {**row, "run_id": "inspect-" + stable_hash(log.eval.eval_id, n=8), "situation_id": str(sample.id),
+            "phrasing": 0, "sample": sample.epoch - 1, "cell": {**cell, **row["cell"]}, "arm": "inspect",
+            "policy_version": log.eval.task, "agent_family": log.eval.model.split("/")[0],
+            "sampling": {"model": log.eval.model}, "usage": _plain_usage(sample) or row["usage"], "error": err,
+            "inspect_scores": json.loads(canonical_json(scores))}
+
 # %% ../nbs/19_inspect.ipynb #382267da
-def from_inspect(log: object  # an Inspect `EvalLog`, or the path of one
+def from_inspect(log: object,         # an Inspect `EvalLog`, or the path of one
+                 axes: object = None  # for a plain Inspect log: the axes its samples' metadata may name (an `Axes`
+                                      # or names; default `CELL_AXES`), read into each row's cell
                 ) -> list[dict]:
-    "The rows of an Inspect log written by `to_inspect` or played by `inspect_task`, sorted as a run's rows are."
-    return sorted((_row_of(s) for s in _eval_log(log, "from_inspect").samples or []), key=row_key)
+    """The rows of an Inspect log, sorted as a run's rows are: whole when `to_inspect` wrote it or `inspect_task`
+    played it; from any other Inspect eval, a row per sample read as a production trace -- its conversation, tool
+    calls and tool errors (as faults), the cell it delivered -- ungraded, for `grade` and `coverage`."""
+    from whilelab.traces import inspect_steps
+    log = _eval_log(log, "from_inspect")
+    rows, steps = [], None
+    for s in log.samples or []:
+        r = _row_of(s)
+        if r is None:
+            steps = steps or {sid: (st, sec) for sid, st, sec in inspect_steps(log)}
+            r = _plain_row(log, s, *steps[f"{log.eval.eval_id}/{s.id}/{s.epoch}"], axes)
+        rows.append(r)
+    return sorted(rows, key=row_key)
 
 # %% ../nbs/19_inspect.ipynb #218fec82
 def rewards_of(rows: list  # graded rows, e.g. `from_inspect(log)`
@@ -326,7 +402,7 @@ def situation_sample(s: object  # a whilelab `Situation`
     "A situation as an Inspect `Sample`: id = situation, the cell and each axis value in `metadata`."
     from inspect_ai.dataset import Sample
     return Sample(id=s.id, input=f"situation {s.id}: " + ", ".join(f"{a}={v}" for a, v in s.cell.items()),
-                  target=s.reference_hash or "",
+                  target=target_text(s.cell, s.reference_hash),
                   metadata={**s.cell, "cell": dict(s.cell), "axes": list(s.cell), "situation_id": s.id, "seed": s.seed,
                             "arm": s.arm})
 
@@ -356,6 +432,13 @@ def _situations(spec, opts, axes, world) -> tuple:
     return plan, {s.id: s for s in sits}
 
 # %% ../nbs/19_inspect.ipynb #f829ae4a
+# Inspect's mock model counts the tokens of an output given without usage with tiktoken, which downloads its encoding
+MOCK_FIX = (". Fix: offline, give each mockllm output its usage (output.usage = ModelUsage(input_tokens=..., "
+            "output_tokens=..., total_tokens=...)) so Inspect need not download tiktoken's encoding to count tokens")
+
+class RolloutError(RuntimeError):
+    "A rollout that ended in an error (the agent's model or backend failed): Inspect records the sample as errored."
+
 def _play_solver(spec, sits: dict, person, opts):
     "An Inspect solver playing a sample's situation, epoch -> (phrasing, sample), with the eval's model as the agent."
     from inspect_ai.model import get_model, ModelOutput
@@ -371,6 +454,9 @@ def _play_solver(spec, sits: dict, person, opts):
             ctx = Ctx(s, attempt // opts.k_samples, attempt % opts.k_samples, opts.seed, spec,
                       Schema(spec.tools, records=s.world.schema.records), opts=opts.rollout)
             row = await play(ctx, agent, person, opts.rollout, run_id)
+            # an outage is Inspect's sample error, not a row to grade: `eval_retry` plays exactly these again
+            if row["error"]: raise RolloutError(f"situation {s.id}, attempt {attempt + 1}: {row['error']}" + (
+                MOCK_FIX if "tiktoken" in row["error"] else ""))
             _kept(state, row, prefix=f"{s.id}-{ctx.phrasing}-{ctx.sample}-m")
             state.output = ModelOutput.from_content(str(agent.model), next(
                 (m.text for m in reversed(state.messages) if m.role == "assistant"), ""))
@@ -378,25 +464,174 @@ def _play_solver(spec, sits: dict, person, opts):
         return solve
     return whilelab_play()
 
+# %% ../nbs/19_inspect.ipynb #5e8c6ad9
+import contextvars
+_WORLD = contextvars.ContextVar("whilelab_world", default=None)   # (sandbox, calls) of the sample being played
+
+def world_tools(spec: AgentSpec  # the agent's tools and policy
+               ) -> list:
+    """The agent's tools as Inspect `Tool`s answered by whilelab's world -- the situation's records and the faults it
+    plans -- for a solver of your own (`inspect_task(spec, solver=react(tools=world_tools(spec)))`)."""
+    from inspect_ai.tool import ToolDef, ToolParams
+    from whilelab.rollout import call_record
+    def one(t):
+        async def execute(**args):
+            got = _WORLD.get()
+            if got is None:
+                raise RuntimeError(f"the tool {t.api_name!r} answers from whilelab's world only while inspect_task "
+                                   "plays a sample. Fix: pass your solver as inspect_task(spec, solver=...)")
+            box, calls = got
+            res = box.call(t.name, args)
+            calls.append(call_record(box, t.name, args, res))
+            return res["payload"] if isinstance(res["payload"], str) else canonical_json(res["payload"])
+        s = tool_info(t)
+        return ToolDef(execute, name=t.api_name, description=s.description,
+                       parameters=ToolParams.model_validate(s.parameters.model_dump())).as_tool()
+    return [one(t) for t in spec.tools]
+
+# %% ../nbs/19_inspect.ipynb #2161fe0f
+def _conversation(state, spec) -> list:
+    """The whilelab messages of an Inspect conversation: tool names as whilelab's, call ids numbered in order (a model's
+    own ids can be random), the agent's system prompt left out."""
+    out, ids = [], {}
+    for m in from_chat(state.messages):
+        if m["role"] == "system": continue
+        for c in m.get("tool_calls") or []:
+            c["function"]["name"] = spec.from_api(c["function"]["name"])
+            c["id"] = ids.setdefault(c["id"], f"call_{len(ids)}")
+        if m["role"] == "tool": m.update(name=spec.from_api(m["name"]), tool_call_id=ids.get(m["tool_call_id"]))
+        out.append(m)
+    return out
+
+def _agent_usage(events: list) -> dict:
+    "The agent's usage from the Inspect model events of a sample: calls and tokens, the cost where Inspect knows it."
+    outs = [e.output for e in events if e.event == "model" and e.output is not None]
+    us = [o.usage for o in outs if o.usage is not None]
+    if not outs: return {}
+    return {"calls": len(outs), "input_tokens": sum(u.input_tokens for u in us),
+            "output_tokens": sum(u.output_tokens for u in us),
+            "cost_usd": None if not us or any(u.total_cost is None for u in us) else sum(u.total_cost for u in us)}
+
+def _own_solver(spec, sits: dict, person, opts, own):
+    """A solver playing a sample's situation with your Inspect solver or agent `own` as the agent: whilelab's person
+    speaks first and answers each time `own` stops, `world_tools` answer its calls from the situation's world."""
+    import time
+    from inspect_ai.log import transcript
+    from inspect_ai.model import ChatMessageUser, get_model
+    from inspect_ai.solver import solver
+    from whilelab.rollout import Ctx, _Record, _row
+    from whilelab.simulate import row_options
+    from whilelab.world import Schema
+    from inspect_ai.agent import as_solver, is_agent
+    from inspect_ai.solver import chain
+    tools = world_tools(spec)
+    own = chain(*own) if isinstance(own, (list, tuple)) else as_solver(own) if is_agent(own) else own
+    @solver(name="whilelab_own")
+    def whilelab_own():
+        async def solve(state, generate):
+            s, attempt, t0, events = sits[state.sample_id], state.epoch - 1, time.perf_counter(), transcript().events
+            n0, model = len(events), get_model()
+            agent = types.SimpleNamespace(family=str(model).split("/")[0], sampling={"model": str(model)})
+            run_id = "i" + stable_hash(spec.policy_version, row_options(opts), "inspect:" + str(model), n=10)
+            ctx = Ctx(s, attempt // opts.k_samples, attempt % opts.k_samples, opts.seed, spec,
+                      Schema(spec.tools, records=s.world.schema.records), opts=opts.rollout)
+            box, calls, rec = s.sandbox(), [], _Record()
+            token, state.tools, state.messages = _WORLD.set((box, calls)), list(tools), []
+            try:
+                for turn in range(opts.rollout.user_turns):
+                    said = await person.respond(_conversation(state, spec), ctx)
+                    said = rec.take(said, "user", len(state.messages)) if said else None
+                    if not said or said.get("content") is None: break
+                    state.messages = [m for m in state.messages if m.role != "system"]   # the agent puts its own
+                    state.messages.append(ChatMessageUser(content=said["content"]))
+                    state = await own(state, generate)
+                    if state.completed: break
+            finally: _WORLD.reset(token)
+            if (u := _agent_usage(events[n0:])): rec.usage["agent"] = u
+            row = _row(ctx, agent, run_id, box, _conversation(state, spec), calls, rec, None, t0)
+            output = state.output
+            _kept(state, row, prefix=f"{s.id}-{ctx.phrasing}-{ctx.sample}-m")
+            state.output = output                    # the agent's final answer, as your solver left it
+            return state
+        return solve
+    return whilelab_own()
+
 # %% ../nbs/19_inspect.ipynb #16a9523f
 _GRADES = ("rules", "judge", "reward", "reward_parts", "floored_by", "markers", "ungraded")
+_JUDGES: dict = {}   # judge name -> the judge `inspect_task` was given, for the scorer in this process
 
-def _grade_scorer(spec, judge, opts):
-    """whilelab's `grade` (conduct rules, then the judge; `grade.reward_parts`, `grade.reward_of`) as an Inspect scorer
-    named `reward`; NaN when ungraded."""
-    from inspect_ai.scorer import Score, scorer, mean
+def _spec_args(spec: AgentSpec) -> dict:
+    "An agent's name, policy and tools as JSON, as Inspect records a scorer's arguments in the log."
+    return json.loads(canonical_json({"name": spec.name, "policy": spec.policy, "tools": [
+        {"name": t.name, "description": t.description, "input_schema": t.input_schema,
+         "output_schema": t.output_schema, "effect": t.effect} for t in spec.tools]}))
+
+def _spec_of(d: dict) -> AgentSpec:
+    "The agent `_spec_args` wrote."
+    from whilelab.core import Tool
+    return AgentSpec(d["name"], [Tool(**t) for t in d["tools"]], d["policy"])
+
+@functools.cache
+def _reward_scorer():
+    """whilelab's `grade` (conduct rules, then the judge; `grade.reward_parts`, `grade.reward_of`) registered as the
+    Inspect scorer `reward`, its arguments plain JSON, so `inspect score` can build it again from the log."""
+    from inspect_ai.scorer import Score, Scorer, scorer, mean
+    from whilelab.defaults import GradeOptions
     from whilelab.grade import grade
-    @scorer(metrics=[mean()], name="reward")
-    def whilelab_grade():
-        async def score(state, target):
-            g = grade([_row_in(state)], spec, judge, opts=opts.grade)[0]
+    def reward(agent: dict,                # the agent's name, policy and tools (`_spec_args`)
+               grade_options: dict | None = None,  # `GradeOptions` as a dict (default: the defaults)
+               judge: str | None = None    # the judge's name (default: `RuleJudge`, which needs none)
+              ) -> Scorer:
+        spec = _spec_of(agent)
+        gopts = GradeOptions(**{k: tuple(v) if isinstance(v, list) else v for k, v in (grade_options or {}).items()})
+        if judge is not None and judge not in _JUDGES:
+            raise RuntimeError(f"this log was graded by the judge {judge!r}, which lives only in the process that played "
+                               "it. Fix: grade the rows again in Python: grade(from_inspect(log), spec, judge)")
+        j = _JUDGES.get(judge)
+        async def score(state, target) -> Score:      # annotated: `inspect score` checks it
+            g = grade([_row_in(state)], spec, j, opts=gopts)[0]
             for k in _GRADES: state.store.set(k, g.get(k))          # the graded row stays in the sample
-            return Score(value=float("nan") if g["reward"] is None else g["reward"],
-                         explanation=(g.get("judge") or {}).get("reason") or g.get("ungraded"),
+            floored = "floored by " + ", ".join(g["floored_by"]) if g.get("floored_by") else None
+            return Score(value=float("nan") if g["reward"] is None else g["reward"], answer=state.output.completion,
+                         explanation=g.get("ungraded") or floored or (g.get("judge") or {}).get("reason"),
                          metadata={"rubric_hash": (g.get("judge") or {}).get("rubric_hash"),
                                    "floored_by": g.get("floored_by") or [], "reward_parts": g.get("reward_parts")})
         return score
-    return whilelab_grade()
+    # Inspect's log names a scorer without its package and `inspect score` looks that bare name up: registered from
+    # a module that is no installed package, `reward` is found by that name again
+    reward.__module__ = "whilelab_inspect"
+    return scorer(metrics=[mean()], name="reward")(reward)
+
+def _grade_scorer(spec, judge, opts):
+    """whilelab's grade as Inspect's scorer `reward`, the agent's final reply its answer; NaN only when ungraded, the
+    explanation saying why."""
+    key = None
+    if judge is not None:
+        key = str(getattr(judge, "name", None) or type(judge).__name__)
+        _JUDGES[key] = judge
+    return _reward_scorer()(agent=_spec_args(spec), judge=key,
+                            grade_options=json.loads(canonical_json(dataclasses.asdict(opts.grade))))
+
+# %% ../nbs/19_inspect.ipynb #9e22e0ec
+@functools.cache
+def _every_epoch_reducers() -> tuple:
+    """Inspect epoch reducers `pass_at_every` and `pass_k_every`: pass@k and pass^k with k = the epochs a sample was
+    played (any pass; every pass), so `--epochs N` of any N needs no reducer of its own; unscored epochs left out."""
+    from inspect_ai.scorer import Score, score_reducer
+    def reducer(name: str, agg):
+        def make():
+            def reduce(scores: list) -> Score:
+                v = [float(s.value) for s in scores if isinstance(s.value, (int, float)) and s.value == s.value]
+                return Score(value=float(agg(x >= PASS_THRESHOLD for x in v)) if v else float("nan"),
+                             explanation=f"k = {len(v)} scored epochs of {len(scores)}")
+            return reduce
+        make.__module__ = "whilelab_inspect"       # registered by its bare name, as the log names it (see `reward`)
+        return score_reducer(name=name)(make)()
+    return reducer("pass_at_every", any), reducer("pass_k_every", all)
+
+# under Inspect (`inspect score` loading a task file that imports whilelab), the scorer and reducers are found
+if "inspect_ai" in sys.modules:
+    _reward_scorer(); _every_epoch_reducers()
 
 # %% ../nbs/19_inspect.ipynb #571c1de4
 def inspect_task(spec: AgentSpec | None = None,  # the agent's tools and policy (default: the built-in example)
@@ -406,10 +641,13 @@ def inspect_task(spec: AgentSpec | None = None,  # the agent's tools and policy 
                  user: object = None,      # the simulated person (default: `TemplateUser`)
                  judge: object = None,     # the judge after the conduct rules (default: `RuleJudge`)
                  world: object = None,     # what tool calls play against (default: the schema sandbox)
+                 solver: object = None,    # your own Inspect solver or agent (a list: chained) playing the agent,
+                                           # its tools `world_tools(spec)` (default: the eval's model, turn by turn)
                  name: str | None = None   # the task's name (default: whilelab/<agent>)
                 ):
     """An Inspect `Task` of the plan: a `Sample` per situation, a solver playing it with Inspect's model against
-    whilelab's person and world, whilelab's grade as the scorer, pass@k and pass^k as epoch reducers."""
+    whilelab's person and world, whilelab's grade as the scorer, pass@k and pass^k as epoch reducers (k = 1, and k = every
+    epoch played: `pass_at_every`, `pass_k_every`, so `--epochs` of any number works)."""
     ia = need("inspect_ai", "inspect_task")
     from inspect_ai.dataset import MemoryDataset
     from inspect_ai.scorer import pass_at, pass_k
@@ -418,9 +656,10 @@ def inspect_task(spec: AgentSpec | None = None,  # the agent's tools and policy 
     from whilelab.standins import TemplateUser
     spec, opts = spec or shopfront(), options or SimOptions()
     plan, sits = _situations(spec, opts, axes, world)
-    n = opts.n_phrasings * opts.k_samples
+    n, person = opts.n_phrasings * opts.k_samples, user or TemplateUser(opts.rollout)
     return ia.Task(dataset=MemoryDataset([situation_sample(s) for s in sits.values()], name=f"{spec.name} plan"),
-                   solver=_play_solver(spec, sits, user or TemplateUser(opts.rollout), opts),
+                   solver=_play_solver(spec, sits, person, opts) if solver is None else
+                   _own_solver(spec, sits, person, opts, solver),
                    scorer=_grade_scorer(spec, judge, opts),
-                   epochs=ia.Epochs(n, ["mean"] + [f(k) for k in sorted({1, n}) for f in (pass_at, pass_k)]),
+                   epochs=ia.Epochs(n, ["mean", pass_at(1), pass_k(1), *_every_epoch_reducers()]),
                    name=name or f"whilelab/{spec.name}", metadata={"whilelab_plan": dict(plan.attrs)})

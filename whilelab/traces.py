@@ -4,7 +4,7 @@
 
 # %% ../nbs/23_traces.ipynb #ffdd1af9
 from __future__ import annotations
-import base64, collections, gzip, json, re, importlib.util, warnings
+import ast, base64, collections, gzip, json, re, importlib.util, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np, xarray as xr
@@ -463,7 +463,8 @@ def trace_row(trace_id: str,       # the conversation (its session, or its one t
     mine = [c["status"] for c in calls if main is not None and c["tool"] == main["tool"]]
     cond = next((k for k in mine if k != "ok"), "ok")        # what the tool met, as a fault that fired would be
     cell = {} if main is None else {"tool": main["tool"], "condition": cond,
-                                    "world": "missing" if _MISSING.search(str(main["result"] or "")) else "exists"}
+                                    "world": "missing" if _MISSING.search(str(main["result"] or main["error"] or ""))
+                                    else "exists"}
     usage = {}
     for s in llms:
         u = usage.setdefault("agent", {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": None})
@@ -485,6 +486,14 @@ def _text(c) -> str:
     return c if isinstance(c, str) else "" if c is None else canonical_json(c)
 
 # %% ../nbs/23_traces.ipynb #9c670f89
+def _tool_text(c) -> str:
+    "A tool message's content as text; a dict or list Inspect wrote as its Python repr, as JSON."
+    t = _text(c)
+    if t[:1] in "{[":
+        try: return canonical_json(ast.literal_eval(t))
+        except (ValueError, SyntaxError, TypeError): pass
+    return t
+
 def _said(role: str, text: str) -> dict: return {"role": role, "text": text, "calls": [], "call_id": None, "result": None}
 
 def inspect_steps(path: str | Path  # an Inspect eval log (.eval or .json)
@@ -517,7 +526,8 @@ def inspect_steps(path: str | Path  # an Inspect eval log (.eval or .json)
                 err = getattr(r, "error", None) if r is not None else "no result"
                 steps.append({"kind": "tool", "trace": sid, "name": c["function"]["name"], "id": c["id"], "span": None,
                               "args": _args(c["function"]["arguments"]),
-                              "result": _text(rd["content"]) if rd is not None else None,
+                              # a tool that raised: Inspect leaves the content empty, the error on the message
+                              "result": None if rd is None or err and not rd["content"] else _tool_text(rd["content"]),
                               "error": f"{err.type}: {err.message}" if hasattr(err, "type") else err,
                               "message": getattr(err, "message", "") if err else "", "schema": None,
                               "named": True, "has_result": True})
