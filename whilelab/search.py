@@ -16,13 +16,13 @@ from .cover import coverage, plan_cells, covering_array, missing_pairs, NoCellLe
 from .cover import OKABE_ITO, save_figure, _font
 from .defaults import FigureOptions
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
-from .rollout import RowStore, RowView
+from .rollout import RowStore, RowView, Situation
 from .defaults import StatsOptions
 
 # %% auto #0
 __all__ = ['GRID_ARMS', 'MUTABLE', 'EXPLORING_OWED', 'ARM_MARKERS', 'ARM_LINES', 'clamp_weights', 'update_weights', 'allocate',
-           'batch_counts', 'TemplateWriter', 'Search', 'failed', 'pairs_owed', 'step', 'run', 'pairs_of',
-           'history_dataset', 'history_title', 'plot_history']
+           'batch_counts', 'TemplateWriter', 'Search', 'failed', 'pairs_owed', 'PlayedSituation', 'step', 'run',
+           'pairs_of', 'history_dataset', 'history_title', 'plot_history']
 
 # %% ../nbs/03_search.ipynb #39249040
 def _clip_scaled(w: dict, lo: dict, hi: dict) -> dict:
@@ -440,6 +440,39 @@ def _situations(self: Search, alloc: dict) -> list:
         if opening: sits[-1].goal["opening"] = opening   # the writer's words become the person's first message
     return self._possible(sits)
 
+# %% ../nbs/03_search.ipynb #e369b04c
+class PlayedSituation(Situation):
+    """A situation the search played into a run folder, kept without its world (the sandbox's records, ~13 KB a
+    situation): reading `world` draws it again from the same cell, seed and id, as it was."""
+    @property
+    def world(self):
+        if self.__dict__.get("_world") is None:
+            spec, options = self.__dict__["_recipe"]
+            self.__dict__["_world"] = situation_from_cell(self.cell, spec, self.seed, arm=self.arm,
+                                                          situation_id=self.id, options=options).world
+        return self.__dict__["_world"]
+    @world.setter
+    def world(self, box): self.__dict__["_world"] = box
+
+    @classmethod
+    def of(cls,
+           s: Situation,          # a situation played against the schema sandbox
+           spec: AgentSpec,       # the agent's tools and policy it was drawn for
+           options=None           # the sandbox's `WorldOptions` it was drawn with
+          ) -> "PlayedSituation":
+        kept = {f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.init and f.name != "world"}
+        out = cls(**kept, world=None)
+        out.__dict__["_recipe"] = (spec, options)
+        return out
+
+# %% ../nbs/03_search.ipynb #5edba439
+@patch
+def _kept_situations(self: Search, sits: list) -> list:
+    """A batch's situations as the search keeps them: without their worlds when its rows stream to a run folder and the
+    world is the schema sandbox (drawn again when read), else as they are."""
+    if not isinstance(self.rows, RowView) or self.world is not None: return sits
+    return [PlayedSituation.of(s, self.spec, self.options.world) for s in sits]
+
 # %% ../nbs/03_search.ipynb #72d2634e
 @patch
 def _possible(self: Search, sits: list) -> list:
@@ -604,7 +637,7 @@ def step(self) -> dict | None:
     new = self._play(sits)
     per_arm, yields, fresh = self._learn(sits, new)
     before, self.weights = dict(self.weights), update_weights(self.weights, yields, self)
-    self._keep(new); self.situations += sits
+    self._keep(new); self.situations += self._kept_situations(sits)
     self.quiet = 0 if fresh else self.quiet + 1
     cov = coverage([json.loads(c) for c in sorted(self.seen_cells)], self.plan,   # which pairs, not how often
                    impossible=self.impossible_pairs())
