@@ -325,7 +325,9 @@ def _steer(self: Search, base: dict, keys, rng) -> tuple[dict, str] | None:
 
 # %% ../nbs/03_search.ipynb #ffd803cb
 @patch
-def _mutation(self: Search, fails: list, rng) -> tuple[dict, str]:
+def _mutation(self: Search,
+              fails: list,  # (row key, cell) of the failing rows, by key
+              rng) -> tuple[dict, str]:
     """A failing row's cell with its stance or condition changed: towards a missing pair while one is, else at random
     (a fresh draw of the first failing cell when that axis has no other level, e.g. restricted to one)."""
     base = dict(fails[int(rng.integers(len(fails)))][1])
