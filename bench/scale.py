@@ -19,6 +19,13 @@ The search (issue 46.2): `simulate` on the built-in example, n=2 phrasings x k=4
 * search, rows streamed: a run folder (`out=`); rows live in its rows.jsonl and `Simulation.rows` is a `RowView`.
   Targets: 1M in < 2 GB peak, and 100k throughput within 20% of 10k (time linear in rollouts).
 * peer: search, rows held: no run folder, every row in memory (how the search held rows before issue 46.2).
+
+Where a long search's memory went before issue 46.2 (442223e, search into a run folder, n=2 x k=4, ru_maxrss and
+tracemalloc after `Search.run`): imports alone 124 MB; the example 300 MB at 5k and 482 MB at 20k rollouts (12 KB a
+rollout); at 5k, 57 MB traced, 48 MB of it the rows (`Search.rows`, `by_signature`, `failures`: 9.6 KB a rollout);
+bench/orders_spec.py 297 MB at 5k, 74 MB traced, 43 MB of it rows (8.7 KB a rollout). With rows streamed the
+example's growth fell to 1.8 KB a rollout (249 MB at 5k, 275 MB at 20k), most of it the kept situations' sandbox
+records (~13 KB a situation); kept without their worlds (`PlayedSituation`), ~1.9 KB a situation.
 """
 import argparse, json, statistics, subprocess, sys
 

@@ -175,7 +175,7 @@ def _rows_alive(run_id: str) -> int:
     "Rollout rows of `run_id` held in this process's memory (row dicts: they hold messages, so gc tracks them)."
     import gc
     gc.collect()
-    return sum(1 for o in gc.get_objects() if isinstance(o, dict) and o.get("run_id") == run_id and "messages" in o)
+    return sum(1 for o in gc.get_objects() if type(o) is dict and o.get("run_id") == run_id and "messages" in o)
 
 def test_a_search_into_a_run_folder_gives_a_lazy_view_of_the_held_rows(tmp_path):
     from whilelab.rollout import RowView

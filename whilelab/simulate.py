@@ -374,7 +374,7 @@ def save(sim: Simulation,     # what `simulate` returned
     rows_path = out / "rows.jsonl"
     if not rows_path.exists():
         rows_path.write_text("".join(canonical_json(r) + "\n" for r in sim.rows), encoding="utf-8")
-    elif not graded_in_store and any(r.get("reward") is not None for r in sim.rows):
+    elif _elsewhere(sim.rows, rows_path) and not graded_in_store and any(r.get("reward") is not None for r in sim.rows):
         _write_graded(rows_path, sim.rows, order)
     import matplotlib.pyplot as plt     # not matplotlib.use("Agg"): that would stop a notebook's figures showing
     # the figure before the netCDF files, so the render's peak memory and theirs do not stack
@@ -392,6 +392,11 @@ def save(sim: Simulation,     # what `simulate` returned
     undelivered = {"cells": sim.undeliverable, "pairs": sim.undelivered_pairs()}
     (out / "undelivered.json").write_text(json.dumps(undelivered, indent=2, sort_keys=True) + "\n")
     return out
+
+# %% ../nbs/13_simulate.ipynb #84d323a2
+def _elsewhere(rows, path: Path) -> bool:
+    "Whether `rows` may differ from the file at `path`: always, unless they are a `RowView` reading that very file."
+    return not (isinstance(rows, RowView) and rows.path.resolve() == path.resolve())
 
 # %% ../nbs/13_simulate.ipynb #10227fb5
 def _write_graded(path: Path, rows, order=None):
