@@ -112,8 +112,8 @@ def main():
         ratio = f"{m['rate'] / base['rate']:.2f}" if n_sit != first[mode] else ""
         cpu = f"{m['cpu_rate']:9.0f}" if m["cpu_rate"] else f"{'':9}"
         cpu_ratio = f"{m['cpu_rate'] / base['cpu_rate']:.2f}" if m["cpu_rate"] and n_sit != first[mode] else ""
-        print(f"{names[mode]:30} {m['rollouts']:8} {m['seconds']:8.2f} {m['rate']:10.0f} {ratio:>6} {cpu} {cpu_ratio:>6} "
-              f"{m['peak_mb']:8.0f} {m['store_mb']:8.0f}")
+        print(f"{names[mode]:30} {m['rollouts']:8} {m['seconds']:8.2f} {m['rate']:10.0f} {ratio:>6} {cpu} "
+              f"{cpu_ratio:>6} {m['peak_mb']:8.0f} {m['store_mb']:8.0f}")
     ok = True
     if plain:
         big, small = table["stream", 6250], table["stream", 625]
@@ -121,15 +121,16 @@ def main():
         print(f"\nstreamed at 100k: peak {big['peak_mb']:.0f} MB (target < 500; rows held: {held['peak_mb']:.0f} MB), "
               f"throughput {big['rate'] / small['rate']:.2f}x the 10k figure (target >= 0.80)")
         if not a.no_ray:
-            print(f"Ray / in-process throughput at 100k: {table['ray', 6250]['rate'] / big['rate']:.2f}x on this machine's 2 cores")
+            print(f"Ray / in-process throughput at 100k: {table['ray', 6250]['rate'] / big['rate']:.2f}x on this "
+                  "machine's 2 cores")
         ok = big["peak_mb"] < 500 and big["rate"] / small["rate"] >= 0.8
     s10, s100 = table["search", SEARCH_N["10k"]], table["search", SEARCH_N["100k"]]
     h10, h100 = table["search-held", SEARCH_N["10k"]], table["search-held", SEARCH_N["100k"]]
     grow = (s100["peak_mb"] - s10["peak_mb"]) / (s100["rollouts"] - s10["rollouts"]) * 1024
     grow_held = (h100["peak_mb"] - h10["peak_mb"]) / (h100["rollouts"] - h10["rollouts"]) * 1024
     print(f"search streamed at 100k: peak {s100['peak_mb']:.0f} MB (rows held: {h100['peak_mb']:.0f} MB), grows "
-          f"{grow:.2f} KB a rollout (held: {grow_held:.2f}); throughput {s100['rate'] / s10['rate']:.2f}x the 10k figure, "
-          f"per CPU second {s100['cpu_rate'] / s10['cpu_rate']:.2f}x (target >= 0.80)")
+          f"{grow:.2f} KB a rollout (held: {grow_held:.2f}); throughput {s100['rate'] / s10['rate']:.2f}x the 10k "
+          f"figure, per CPU second {s100['cpu_rate'] / s10['cpu_rate']:.2f}x (target >= 0.80)")
     ok = ok and s100["cpu_rate"] / s10["cpu_rate"] >= 0.8
     if a.million:
         m1 = table["search", SEARCH_N["1M"]]

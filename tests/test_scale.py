@@ -204,7 +204,8 @@ def test_a_search_into_a_run_folder_holds_no_rows_in_memory(tmp_path):
     del held
     axes = default_axes(SPEC.tools, SPEC.policy)                       # mid-search too, batch after batch
     store = RowStore(tmp_path / "search" / "rows.jsonl", "mid")
-    s = Search(SPEC, ScriptedAgent(), TemplateUser(), axes, covering_array(axes, seed=7), opts, store=store, run_id="mid")
+    s = Search(SPEC, ScriptedAgent(), TemplateUser(), axes, covering_array(axes, seed=7), opts, store=store,
+               run_id="mid")
     s.run(max_batches=4)
     assert isinstance(s.rows, RowView) and s.total == len(s.rows) > 0 and _rows_alive("mid") == 0
     store.close()
