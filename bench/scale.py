@@ -26,6 +26,11 @@ rollout); at 5k, 57 MB traced, 48 MB of it the rows (`Search.rows`, `by_signatur
 bench/orders_spec.py 297 MB at 5k, 74 MB traced, 43 MB of it rows (8.7 KB a rollout). With rows streamed the
 example's growth fell to 1.8 KB a rollout (249 MB at 5k, 275 MB at 20k), most of it the kept situations' sandbox
 records (~13 KB a situation); kept without their worlds (`PlayedSituation`), ~1.9 KB a situation.
+
+Measured at 62420ab on a 2-core machine shared with other jobs (wall times bent by them; CPU rates less so), one run
+each: streamed 10k 259 MB / 165 s, 30k 274 MB (164 rollouts per CPU s vs 155 at 10k), 100k 312 MB / 1,817 s (0.91x the
+10k wall rate; 0.6 KB a rollout over 10k, so ~840 MB at 1M); held 10k 249 MB, 100k 1,345 MB (12.2 KB a rollout, 224
+vs 240 rollouts per CPU s). The streamed runs also encode, write and save the run folder; the held ones do not.
 """
 import argparse, json, statistics, subprocess, sys
 
