@@ -170,3 +170,42 @@ def test_the_demo_in_two_fresh_processes_gives_the_same_run_folder(tmp_path):
     for nc in ("plan.nc", "coverage.nc", "history.nc"):
         with xr.open_dataset(a / nc, engine="h5netcdf") as x, xr.open_dataset(b / nc, engine="h5netcdf") as y: assert x.identical(y), nc
     assert json.loads((a / "summary.json").read_text()) == json.loads((b / "summary.json").read_text())
+
+def _rows_alive(run_id: str) -> int:
+    "Rollout rows of `run_id` held in this process's memory (row dicts: they hold messages, so gc tracks them)."
+    import gc
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if type(o) is dict and o.get("run_id") == run_id and "messages" in o)
+
+def test_a_search_into_a_run_folder_gives_a_lazy_view_of_the_held_rows(tmp_path):
+    from whilelab.rollout import RowView
+    opts = SimOptions(k_samples=2, seed=7)
+    view = simulate(options=opts, out=tmp_path / "run", progress=False)
+    held = simulate(options=opts, progress=False)                      # no run folder: rows in memory, as before
+    assert isinstance(view.rows, RowView) and isinstance(held.rows, list)
+    assert len(view.rows) == len(held.rows) > 100
+    first, again = lines(view.rows), lines(view.rows)                  # re-iterable: read from disk each time
+    assert first == again == lines(held.rows)                          # the same rows, byte for byte (timings aside)
+    assert lines(view.rows[10:20]) == lines(held.rows[10:20]) and strip_timings(view.rows[-1]) == lines(held.rows)[-1]
+    assert view.summary() == held.summary() and view.coverage.identical(held.coverage)
+    assert lines(read_rows(tmp_path / "run" / "rows.jsonl")) == lines(held.rows)
+
+def test_a_search_into_a_run_folder_holds_no_rows_in_memory(tmp_path):
+    import array
+    from whilelab.axes import default_axes
+    from whilelab.rollout import RowStore, RowView
+    from whilelab.search import Search
+    opts = SimOptions(k_samples=2, seed=7)
+    sim = simulate(options=opts, out=tmp_path / "run", progress=False)
+    assert _rows_alive(sim.run_id) == 0 and len(sim.rows) > 100
+    assert set(vars(sim.rows)) == {"path", "offsets"} and isinstance(sim.rows.offsets, array.array)   # 8 bytes a row
+    held = simulate(options=opts, progress=False)
+    assert _rows_alive(held.run_id) >= len(held.rows)                  # the count sees rows where they are held
+    del held
+    axes = default_axes(SPEC.tools, SPEC.policy)                       # mid-search too, batch after batch
+    store = RowStore(tmp_path / "search" / "rows.jsonl", "mid")
+    s = Search(SPEC, ScriptedAgent(), TemplateUser(), axes, covering_array(axes, seed=7), opts, store=store,
+               run_id="mid")
+    s.run(max_batches=4)
+    assert isinstance(s.rows, RowView) and s.total == len(s.rows) > 0 and _rows_alive("mid") == 0
+    store.close()

@@ -26,8 +26,8 @@ def _print_run(sim, out, seconds):
     print(f"rollouts: {s['rollouts']} in {seconds:.1f} s, {s['errors']} errors, {s['signatures']} behaviour "
           f"signatures, {s['faults_fired']} faults fired, {s['flawed']} with a labelled flaw")
     if sim.world != "sandbox":
-        calls = [c for r in sim.rows for c in r["calls"]]
-        print(f"world {sim.world} answered {s['world_calls']} of {len(calls)} tool calls, {s['world_ok']} of them ok "
+        calls = sum(len(r["calls"]) for r in sim.rows)   # one pass: rows may be a RowView
+        print(f"world {sim.world} answered {s['world_calls']} of {calls} tool calls, {s['world_ok']} of them ok "
               "(the rest: the sandbox's refusals, planned faults and writes not sent)")
     reached, unknown = s["reached_reference"], s["end_state_unknown"]
     print("reached the reference end state: " + ("unknown (the world shows no state)" if reached is None else

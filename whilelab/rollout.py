@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_rollout.ipynb #c5858f5e
 from __future__ import annotations
-import asyncio, collections, contextlib, copy, datetime as dt, inspect, json, re, time, typing, warnings, weakref
+import array, asyncio, collections, contextlib, copy, datetime as dt, inspect, json, re, time, typing, warnings, weakref
 from fastcore.basics import patch
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +19,8 @@ from .world import _is_name, _words, _BIRTH
 __all__ = ['as_user', 'Situation', 'situation_from_cell', 'user_msg', 'person_leaves', 'assistant_msg', 'tool_msg', 'call_record',
            'to_anthropic', 'Ctx', 'as_reply', 'as_agent', 'TransientError', 'is_transient', 'retry_after',
            'with_retries', 'row_key', 'Encoded', 'StoreBusy', 'hold_lock', 'let_go_of_stores', 'RowStore', 'iter_rows',
-           'read_rows', 'signature', 'add_usage', 'play', 'merged', 'play_all', 'LocalExecutor', 'StoredRows', 'Played',
-           'Spend', 'arun', 'rollouts', 'strip_timings', 'delivered_cell', 'miss_reason']
+           'read_rows', 'signature', 'add_usage', 'play', 'merged', 'play_all', 'LocalExecutor', 'StoredRows',
+           'RowView', 'Played', 'Spend', 'arun', 'rollouts', 'strip_timings', 'delivered_cell', 'miss_reason']
 
 # %% ../nbs/05_rollout.ipynb #9ccf7a34
 @dataclass
@@ -503,12 +503,15 @@ class RowStore:
                  opts: RolloutOptions = RolloutOptions()):  # how often the buffer is written (`flush_rows`, `flush_seconds`)
         self.path, self.run_id, self.opts = Path(path), run_id, opts
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._buf, self._last, self._keys, self.order = [], time.monotonic(), set(), []   # order: keys as in the file
+        # at: each stored row's key -> the byte offset of its line, in file order (what a `RowView` reads back)
+        self._buf, self._last, self.at, self._end = [], time.monotonic(), {}, 0
         self._lockf = hold_lock(self.path)
         try: self.repaired, self._f = self._repair(), open(self.path, "a", encoding="utf-8")
         except BaseException: self._lockf.close(); raise      # a refused store is not left locked
-    def __contains__(self, key): return key in self._keys
-    def __len__(self): return len(self._keys)
+    def __contains__(self, key): return key in self.at
+    def __len__(self): return len(self.at)
+    @property
+    def order(self) -> list: return list(self.at)   # the stored rows' keys, as in the file
 
 # %% ../nbs/05_rollout.ipynb #41a71099
 @patch
@@ -520,10 +523,11 @@ def _repair(self: RowStore) -> int:
         for n, line in enumerate(f, 1):
             if not line.endswith(b"\n"): break          # torn by a kill: only ever the last line
             key = row_key(self._stored(line, n))
-            self._keys.add(key); self.order.append(key); good += len(line)
+            self.at[key] = good; good += len(line)
     size = self.path.stat().st_size
     if good < size:
         with open(self.path, "r+b") as f: f.truncate(good)
+    self._end = good                                    # where the next line goes
     return size - good
 
 # %% ../nbs/05_rollout.ipynb #a3efb9d6
@@ -545,8 +549,9 @@ def add(self: RowStore,
        ) -> bool:
     "Buffer `row` for writing; `False` (and nothing written) if its key is already stored."
     e = row if isinstance(row, Encoded) else Encoded.of(row)
-    if e.key in self._keys: return False
-    self._keys.add(e.key); self.order.append(e.key); self._buf.append(e.line + "\n")
+    if e.key in self.at: return False
+    line = e.line + "\n"
+    self.at[e.key] = self._end; self._end += len(line.encode("utf-8")); self._buf.append(line)
     if len(self._buf) >= self.opts.flush_rows or time.monotonic() - self._last > self.opts.flush_seconds: self.flush()
     return True
 
@@ -759,6 +764,48 @@ class StoredRows:
     def __iter__(self): return (r for r in iter_rows(self.path) if r["situation_id"] in self.ids)
     def sorted(self) -> list[dict]: return sorted(self, key=row_key)
     def __repr__(self): return f"StoredRows({self.n} rows in {self.path})"
+
+# %% ../nbs/05_rollout.ipynb #d49a3928
+def _line_at(f, at: int) -> dict:
+    "The row whose line starts at byte `at` of the open binary file `f`."
+    f.seek(at)
+    return json.loads(f.readline())
+
+class RowView(collections.abc.Sequence):
+    """Rows of a JSONL store as a lazy sequence: it holds each row's byte offset (8 bytes a row), never a row, and reads
+    them back from disk each time it is iterated or indexed: re-iterable, `len()`-able, sliceable."""
+    def __init__(self,
+                 path: str | Path,  # the JSONL store
+                 offsets=()         # each row's byte offset in the file, in the view's order
+                ):
+        self.path, self.offsets = Path(path), array.array("q", offsets)
+    def __len__(self): return len(self.offsets)
+    def __getitem__(self, i):
+        if isinstance(i, slice): return RowView(self.path, self.offsets[i])
+        with open(self.path, "rb") as f: return _line_at(f, self.offsets[i])
+    def __iter__(self):
+        with open(self.path, "rb") as f:
+            for at in self.offsets: yield _line_at(f, at)
+    def __eq__(self, other):
+        if not isinstance(other, collections.abc.Sequence) or isinstance(other, str) or len(other) != len(self):
+            return False
+        return all(a == b for a, b in zip(self, other))
+    __hash__ = None
+    def extend(self,
+               offsets  # more rows' byte offsets, appended in order
+              ): self.offsets.extend(offsets)
+    def __repr__(self): return f"RowView({len(self)} rows in {self.path.name})"
+
+
+# %% ../nbs/05_rollout.ipynb #3136bb88
+@patch
+def view(self: RowStore,
+         keys  # the keys of stored rows, in the order the view gives them
+        ) -> RowView:
+    "The rows of `keys` as a `RowView` on this store's file (what is buffered is written first)."
+    self.flush()
+    return RowView(self.path, (self.at[k] for k in keys))
+
 
 # %% ../nbs/05_rollout.ipynb #e121d508
 class Played(list):

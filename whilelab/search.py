@@ -16,12 +16,13 @@ from .cover import coverage, plan_cells, covering_array, missing_pairs, NoCellLe
 from .cover import OKABE_ITO, save_figure, _font
 from .defaults import FigureOptions
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
+from .rollout import RowStore, RowView, Situation
 from .defaults import StatsOptions
 
 # %% auto #0
 __all__ = ['GRID_ARMS', 'MUTABLE', 'EXPLORING_OWED', 'ARM_MARKERS', 'ARM_LINES', 'clamp_weights', 'update_weights', 'allocate',
-           'batch_counts', 'TemplateWriter', 'Search', 'failed', 'pairs_owed', 'step', 'run', 'pairs_of',
-           'history_dataset', 'history_title', 'plot_history']
+           'batch_counts', 'TemplateWriter', 'Search', 'failed', 'pairs_owed', 'PlayedSituation', 'step', 'run',
+           'pairs_of', 'history_dataset', 'history_title', 'plot_history']
 
 # %% ../nbs/03_search.ipynb #39249040
 def _clip_scaled(w: dict, lo: dict, hi: dict) -> dict:
@@ -143,7 +144,8 @@ class Search:
                  options: SimOptions,    # phrasings, samples, seed, and the search's own options
                  judge: object = None,   # grades each row as it is stored (default: `RuleJudge`)
                  writer: object = None,  # drafts situations for the writer arms (default: `TemplateWriter`)
-                 store: object = None,   # a `RowStore`: rows stream there (default: kept in memory only)
+                 store: object = None,   # a `RowStore`: rows stream there and are held as a `RowView` on it, not in
+                                         # memory (default: rows kept in memory only)
                  run_id: str = "run",    # the run's id, written into every row
                  progress: bool = False, # show a progress bar per batch
                  executor: object = None,  # where rollouts play (default: this process), e.g. `scale.RayExecutor()`
@@ -163,9 +165,13 @@ class Search:
         self.plan, self.plan_cells = plan, plan_cells(plan)
         self.cells = self.plan_cells            # the cells owed: the plan, then a covering array over what is missing
         self.per_situation = options.n_phrasings * options.k_samples
-        self.rows, self.situations, self.history, self.failures = [], [], [], []
+        # rows: a `RowView` on the store (offsets, not rows) when there is one, else a list
+        self.rows = store.view([]) if isinstance(store, RowStore) else []
+        self.situations, self.history = [], []
+        self.failures = []                      # (row key, cell) of each failing row, for the failure-mutation arm
         self.sigs, self.seen_cells, self.deliveries = collections.Counter(), set(), collections.Counter()
-        self.by_signature = collections.defaultdict(list)   # signature -> its rows, for the behaviour-targeted arm
+        # signature -> {cell: (the first row key with it, the cell)}: all the behaviour-targeted arm reads of the rows
+        self.by_signature = collections.defaultdict(dict)
         self.misses = {}                        # cell -> why its last rollout did not deliver it
         self.pair_tries = collections.Counter() # pair -> situations that owed it
         self.given_up = {}                      # pair -> the last cell tried for it, and why it was not delivered
@@ -246,10 +252,10 @@ def _rarest_cells(self: Search, n: int) -> list[dict]:
     "Up to `n` distinct cells of the rows with the rarest signatures (ties by row key), without sorting every row."
     out = {}
     for _, group in itertools.groupby(sorted(self.by_signature, key=self.sigs.__getitem__), key=self.sigs.__getitem__):
-        group = [self.by_signature[s] for s in group]
-        for rows in group: rows.sort(key=row_key)     # nearly sorted: each batch appends its own, in key order
-        for r in heapq.merge(*group, key=row_key):
-            out.setdefault(canonical_json(r["cell"]), r["cell"])
+        # a cell's first row in key order is where it would first appear among the group's rows merged by key
+        firsts = sorted((kc for s in group for kc in self.by_signature[s].items()), key=lambda kc: kc[1][0])
+        for canon, (_, cell) in firsts:
+            out.setdefault(canon, cell)
             if len(out) == n: return list(out.values())
     return list(out.values())
 
@@ -287,7 +293,7 @@ def _cells_for(self: Search, arm: str, n: int, taken: set) -> list[tuple[dict, s
         rare = self._rarest_cells(n - len(paid)) if len(paid) < n else []
         return [(c, f"rare-near-b{b}-{j}", None) for j, c in enumerate(paid)] + \
                [(c, f"rare-b{b}-{j}", None) for j, c in enumerate(rare, len(paid))]
-    fails, out = sorted(self.failures, key=row_key), []
+    fails, out = sorted(self.failures, key=lambda f: f[0]), []
     for j in range(n):
         cell, kind = self._mutation(fails, rng)
         self.flying |= self.pairs_owed(cell)
@@ -319,17 +325,19 @@ def _steer(self: Search, base: dict, keys, rng) -> tuple[dict, str] | None:
 
 # %% ../nbs/03_search.ipynb #ffd803cb
 @patch
-def _mutation(self: Search, fails: list, rng) -> tuple[dict, str]:
+def _mutation(self: Search,
+              fails: list,  # (row key, cell) of the failing rows, by key
+              rng) -> tuple[dict, str]:
     """A failing row's cell with its stance or condition changed: towards a missing pair while one is, else at random
     (a fresh draw of the first failing cell when that axis has no other level, e.g. restricted to one)."""
-    base = dict(fails[int(rng.integers(len(fails)))]["cell"])
+    base = dict(fails[int(rng.integers(len(fails)))][1])
     if (steered := self._steer(base, MUTABLE, rng)) is not None: return steered
     kind = (*MUTABLE, "draw")[int(rng.integers(3))]
     if kind in base and kind != "draw":
         choices = [v for v in self.axes[kind].levels if v != base[kind]]
         if choices: base[kind] = choices[int(rng.integers(len(choices)))]
         if not choices or not self._allowed(base): kind = "draw"
-    return (dict(fails[0]["cell"]), "draw") if kind == "draw" else (base, kind)
+    return (dict(fails[0][1]), "draw") if kind == "draw" else (base, kind)
 
 # %% ../nbs/03_search.ipynb #9970a158
 async def _gather(coros):
@@ -434,6 +442,39 @@ def _situations(self: Search, alloc: dict) -> list:
         if opening: sits[-1].goal["opening"] = opening   # the writer's words become the person's first message
     return self._possible(sits)
 
+# %% ../nbs/03_search.ipynb #e369b04c
+class PlayedSituation(Situation):
+    """A situation the search played into a run folder, kept without its world (the sandbox's records, ~13 KB a
+    situation): reading `world` draws it again from the same cell, seed and id, as it was."""
+    @property
+    def world(self):
+        if self.__dict__.get("_world") is None:
+            spec, options = self.__dict__["_recipe"]
+            self.__dict__["_world"] = situation_from_cell(self.cell, spec, self.seed, arm=self.arm,
+                                                          situation_id=self.id, options=options).world
+        return self.__dict__["_world"]
+    @world.setter
+    def world(self, box): self.__dict__["_world"] = box
+
+    @classmethod
+    def of(cls,
+           s: Situation,          # a situation played against the schema sandbox
+           spec: AgentSpec,       # the agent's tools and policy it was drawn for
+           options=None           # the sandbox's `WorldOptions` it was drawn with
+          ) -> "PlayedSituation":
+        kept = {f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.init and f.name != "world"}
+        out = cls(**kept, world=None)
+        out.__dict__["_recipe"] = (spec, options)
+        return out
+
+# %% ../nbs/03_search.ipynb #5edba439
+@patch
+def _kept_situations(self: Search, sits: list) -> list:
+    """A batch's situations as the search keeps them: without their worlds when its rows stream to a run folder and the
+    world is the schema sandbox (drawn again when read), else as they are."""
+    if not isinstance(self.rows, RowView) or self.world is not None: return sits
+    return [PlayedSituation.of(s, self.spec, self.options.world) for s in sits]
+
 # %% ../nbs/03_search.ipynb #72d2634e
 @patch
 def _possible(self: Search, sits: list) -> list:
@@ -484,15 +525,29 @@ def _play(self: Search, sits: list) -> list:
     self.graded_in_store = self.graded_in_store and as_stored
     return rows
 
+# %% ../nbs/03_search.ipynb #5e17441e
+@patch
+def _keep(self: Search, new: list):
+    """Keep a batch's rows: as their offsets in the store (`RowView`) while the store holds every row as played and
+    graded; from a batch whose rows changed after storing (a resume, a judge grading after), in memory."""
+    if isinstance(self.rows, RowView) and not self.graded_in_store: self.rows = list(self.rows)
+    if isinstance(self.rows, RowView): self.rows.extend(self.store.at[row_key(r)] for r in new)
+    else: self.rows += new
+
 # %% ../nbs/03_search.ipynb #561049fd
 @patch
 def _count(self: Search, row: dict):
-    "Count one row's signature, and its cell as delivered or missed (and why)."
-    self.sigs[row["signature"]] += 1; self.by_signature[row["signature"]].append(row)
+    """Count one row's signature, its first row key with each cell, and its cell as delivered or missed (and why): the
+    row itself is not kept."""
+    key, cell = row_key(row), canonical_json(row["cell"])
+    self.sigs[row["signature"]] += 1
+    first = self.by_signature[row["signature"]]
+    if cell not in first or key < first[cell][0]: first[cell] = (key, row["cell"])
     got = delivered_cell(row)
     self.seen_cells.add(canonical_json(got))
-    if row["cell"] == got: self.deliveries[canonical_json(row["cell"])] += 1
-    else: self.misses[canonical_json(row["cell"])] = miss_reason(row)
+    if row["cell"] == got: self.deliveries[cell] += 1
+    else: self.misses[cell] = miss_reason(row)
+    if failed(row): self.failures.append((key, row["cell"]))
 
 # %% ../nbs/03_search.ipynb #986ce674
 @patch
@@ -584,7 +639,7 @@ def step(self) -> dict | None:
     new = self._play(sits)
     per_arm, yields, fresh = self._learn(sits, new)
     before, self.weights = dict(self.weights), update_weights(self.weights, yields, self)
-    self.rows += new; self.situations += sits; self.failures += [r for r in new if failed(r)]
+    self._keep(new); self.situations += self._kept_situations(sits)
     self.quiet = 0 if fresh else self.quiet + 1
     cov = coverage([json.loads(c) for c in sorted(self.seen_cells)], self.plan,   # which pairs, not how often
                    impossible=self.impossible_pairs())

@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_simulate.ipynb #a7aefbbb
 from __future__ import annotations
-import collections, dataclasses, json, warnings
+import array, collections, dataclasses, json, warnings
 from dataclasses import dataclass
 from fastcore.basics import patch
 from pathlib import Path
@@ -15,7 +15,7 @@ from .defaults import SimOptions, WorldOptions
 from .axes import Axes, default_axes
 from .cover import covering_array, coverage, plot_coverage, plan_cells, missing_pairs, save_figure
 from .rollout import (situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key,
-                              hold_lock, add_usage, Spend)
+                              hold_lock, add_usage, Spend, RowView)
 from .standins import ScriptedAgent, TemplateUser
 
 # %% auto #0
@@ -26,7 +26,8 @@ __all__ = ['NOT_IN_ROWS', 'Simulation', 'world_answers', 'world_played', 'reward
 @dataclass
 class Simulation:
     "What `simulate` returns: rows, plan, delivered coverage, situations, and the settings it ran with."
-    rows: list                          # the graded rollout rows, sorted by row key
+    rows: list              # the graded rollout rows, sorted by row key: after a search into a run folder a `RowView`
+                            # reading them from its rows.jsonl (a lazy sequence, no row in memory), else a list
     plan: xr.Dataset                    # the covering array the run started from
     coverage: xr.Dataset                # delivered pairwise coverage, the rows counted as rollouts
     axes: Axes                          # the axes planned over
@@ -53,11 +54,13 @@ def world_answers(rows: list  # rollout rows
                  ) -> dict:
     """How the world you brought answered (the calls a row says it answered, `by`): how many, how many ok, and its most
     common error."""
-    said = [(c, m) for r in rows for c, m in zip(r["calls"], [m for m in r["messages"] if m["role"] == "tool"])
-            if c.get("by") not in (None, "sandbox")]
-    errors = collections.Counter(str(m.get("content"))[:160] for c, m in said if c["status"] != "ok")
-    return {"world_calls": len(said), "world_ok": sum(c["status"] == "ok" for c, _ in said),
-            "world_top_error": errors.most_common(1)[0][0] if errors else None}
+    calls, ok, errors = 0, 0, collections.Counter()      # one pass, nothing of a row kept: rows may be a `RowView`
+    for r in rows:
+        for c, m in zip(r["calls"], [m for m in r["messages"] if m["role"] == "tool"]):
+            if c.get("by") in (None, "sandbox"): continue
+            calls, ok = calls + 1, ok + (c["status"] == "ok")
+            if c["status"] != "ok": errors[str(m.get("content"))[:160]] += 1
+    return {"world_calls": calls, "world_ok": ok, "world_top_error": errors.most_common(1)[0][0] if errors else None}
 
 # %% ../nbs/13_simulate.ipynb #3ca8a573
 def _first_said(row: dict) -> str | None:
@@ -71,18 +74,24 @@ def world_played(rows: list  # rollout rows
     itself answered as the cell says, of those where it answered one (`world_said`); and the rows whose world answer
     contradicts their cell. A cell trying found impossible is counted in neither."""
     from whilelab.world import HOLDS
-    tried = [r for r in rows if r["cell"].get("world") in HOLDS and "impossible" not in (r.get("realized") or {})]
-    said = {w: [s for r in tried if r["cell"]["world"] == w and (s := _first_said(r)) is not None] for w in HOLDS}
-    return {"world_as_played": {w: f"{sum(s in HOLDS[w] for s in ss)}/{len(ss)}" for w, ss in said.items()},
-            "world_contradicted": sum(delivered_cell(r).get("world") != r["cell"]["world"] for r in tried)}
+    said, held, contradicted = dict.fromkeys(HOLDS, 0), dict.fromkeys(HOLDS, 0), 0     # one pass, counts only
+    for r in rows:
+        w = r["cell"].get("world")
+        if w not in HOLDS or "impossible" in (r.get("realized") or {}): continue
+        if (s := _first_said(r)) is not None: said[w] += 1; held[w] += s in HOLDS[w]
+        contradicted += delivered_cell(r).get("world") != w
+    return {"world_as_played": {w: f"{held[w]}/{said[w]}" for w in HOLDS}, "world_contradicted": contradicted}
 
 # %% ../nbs/13_simulate.ipynb #29e3b761
 def _end_states(rows: list) -> dict:
     """The share of rows that ended in the reference state, over the rows whose world shows its state (None if none
     does: unknown is never counted as reached), and how many rows could not be checked."""
-    known = [r for r in rows if r["reference_hash"] is not None and r["state_hash_after"] is not None]
-    reached = round(float(np.mean([r["state_hash_after"] == r["reference_hash"] for r in known])), 4) if known else None
-    return {"reached_reference": reached, "end_state_unknown": len(rows) - len(known)}
+    n, known, reached = 0, 0, 0                         # one pass, counts only
+    for r in rows:
+        n += 1
+        if r["reference_hash"] is not None and r["state_hash_after"] is not None:
+            known += 1; reached += r["state_hash_after"] == r["reference_hash"]
+    return {"reached_reference": round(reached / known, 4) if known else None, "end_state_unknown": n - known}
 
 # %% ../nbs/13_simulate.ipynb #00197e62
 @patch
@@ -141,14 +150,19 @@ def grade_summary(rows: list  # graded rows
                  ) -> dict:
     """How many rows are graded, errored or ungraded (by reason); the pass rate over every graded row; how many the
     person spoiled (by the rule it broke, passing and failing rows alike), and the pass rate without those beside."""
-    graded = [r for r in rows if r.get("reward") is not None]
-    apart = dict(sorted(collections.Counter(r["person_error"]["rule"] for r in graded
-                                            if r.get("person_error")).items()))
-    kept = [r["reward"] for r in graded if not r.get("person_error")]
-    rate = lambda x: round(float(np.mean(x)), 4) if x else None
-    return {"errors": sum(r.get("error") is not None for r in rows), "graded": len(graded),
-            "ungraded": ungraded_counts(rows), "person_errors": apart, "set_apart": sum(apart.values()),
-            "pass_rate": rate([r["reward"] for r in graded]), "pass_rate_without_set_apart": rate(kept)}
+    # one pass; of a row only its reward is kept (8 bytes): rows may be a `RowView`
+    rewards, kept, apart, errors, ungraded = array.array("d"), array.array("d"), collections.Counter(), 0, []
+    for r in rows:
+        errors += r.get("error") is not None
+        if r.get("ungraded"): ungraded.append({"ungraded": r["ungraded"]})   # rare: an outage, a judge that failed
+        if r.get("reward") is None: continue
+        rewards.append(r["reward"])
+        if r.get("person_error"): apart[r["person_error"]["rule"]] += 1
+        else: kept.append(r["reward"])
+    rate = lambda x: round(float(np.mean(np.frombuffer(x))), 4) if len(x) else None
+    apart = dict(sorted(apart.items()))
+    return {"errors": errors, "graded": len(rewards), "ungraded": ungraded_counts(ungraded), "person_errors": apart,
+            "set_apart": sum(apart.values()), "pass_rate": rate(rewards), "pass_rate_without_set_apart": rate(kept)}
 
 # %% ../nbs/13_simulate.ipynb #2d67d9d8
 def usage_by_role(rows: list,             # rows, graded or not
@@ -211,8 +225,15 @@ def _search(spec, agent, user, axes, plan, opts, store, run_id, **kw) -> tuple:
     from whilelab.search import Search
     s = Search(spec, agent, user, axes, plan, opts, store=store, run_id=run_id, **kw)
     s.run()
-    return (sorted(s.rows, key=row_key), s.situations, s.history_dataset(), s.stopped, s.why_undeliverable(),
+    return (_by_key(s.rows, store), s.situations, s.history_dataset(), s.stopped, s.why_undeliverable(),
             s.graded_in_store, s.spend.apart)
+
+# %% ../nbs/13_simulate.ipynb #3c3ccf87
+def _by_key(rows, store: RowStore | None):
+    "`rows` sorted by row key: a `RowView` as a view (its offsets sorted by the keys the store holds beside them)."
+    if not isinstance(rows, RowView): return sorted(rows, key=row_key)
+    key_at = {at: k for k, at in store.at.items()}       # keys and offsets only, for as long as the sort
+    return store.view(sorted(key_at[at] for at in rows.offsets))
 
 # %% ../nbs/13_simulate.ipynb #5ae88946
 def _play_plan(spec, agent, user, plan, opts, store, run_id, judge, progress, executor, world) -> tuple:
@@ -277,10 +298,24 @@ def _attributed(rows, situations, opts: SimOptions, graded_in_store: bool) -> tu
     """(the rows, each failing one saying whether the simulated person broke its brief, whether the store still holds
     them as they are): a row that changed must be written again."""
     from whilelab.grade import attribute
+    # a view of rows each graded as stored: read once to check, kept a view when none needs attributing
+    if isinstance(rows, RowView):
+        if all("person_error" in r for r in rows): return rows, graded_in_store
+        rows = list(rows)
     # a row graded as it was played already says (`RowGrader`): checked again, it would only cost the time again
     fresh = iter(attribute([r for r in rows if "person_error" not in r], situations, opts.rollout.user_turns))
     out = [r if "person_error" in r else next(fresh) for r in rows]
     return out, graded_in_store and all(a is r or a == r for a, r in zip(out, rows))
+
+# %% ../nbs/13_simulate.ipynb #8ff10a17
+def _delivered_coverage(rows, plan: xr.Dataset, impossible: list) -> xr.Dataset:
+    """`coverage` of `rows` as rollouts (each counted at its `delivered_cell`) in one pass over them: one dict per
+    distinct cell, so a `RowView`'s rows are never all in memory."""
+    one = {}
+    cells = [one.setdefault(canonical_json(c), c) for c in map(delivered_cell, rows)]
+    cov = coverage(cells, plan, impossible=impossible)
+    cov.attrs["rollouts"] = len(cells)           # each cell is a row's
+    return cov
 
 # %% ../nbs/13_simulate.ipynb #4b5f74bc
 def simulate(agent: object = None,            # the agent under test (default: the offline `ScriptedAgent`)
@@ -311,8 +346,7 @@ def simulate(agent: object = None,            # the agent under test (default: t
     rows, situations, history, stopped, undeliverable, graded_in_store, apart = played
     rows, graded_in_store = _attributed(rows, situations, opts, graded_in_store)
     # rows as rollouts; the pairs the plan or your world cannot hold are not owed
-    cov = coverage(rows, plan, cell_of=delivered_cell, impossible=[u["impossible"] for u in undeliverable
-                                                                   if u.get("impossible")])
+    cov = _delivered_coverage(rows, plan, [u["impossible"] for u in undeliverable if u.get("impossible")])
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
                      getattr(world, "name", type(world).__name__) if world is not None else "sandbox", apart)
     if out is not None: save(sim, out, order, graded_in_store)
@@ -340,7 +374,7 @@ def save(sim: Simulation,     # what `simulate` returned
     rows_path = out / "rows.jsonl"
     if not rows_path.exists():
         rows_path.write_text("".join(canonical_json(r) + "\n" for r in sim.rows), encoding="utf-8")
-    elif not graded_in_store and any(r.get("reward") is not None for r in sim.rows):
+    elif _elsewhere(sim.rows, rows_path) and not graded_in_store and any(r.get("reward") is not None for r in sim.rows):
         _write_graded(rows_path, sim.rows, order)
     import matplotlib.pyplot as plt     # not matplotlib.use("Agg"): that would stop a notebook's figures showing
     # the figure before the netCDF files, so the render's peak memory and theirs do not stack
@@ -358,6 +392,11 @@ def save(sim: Simulation,     # what `simulate` returned
     undelivered = {"cells": sim.undeliverable, "pairs": sim.undelivered_pairs()}
     (out / "undelivered.json").write_text(json.dumps(undelivered, indent=2, sort_keys=True) + "\n")
     return out
+
+# %% ../nbs/13_simulate.ipynb #84d323a2
+def _elsewhere(rows, path: Path) -> bool:
+    "Whether `rows` may differ from the file at `path`: always, unless they are a `RowView` reading that very file."
+    return not (isinstance(rows, RowView) and rows.path.resolve() == path.resolve())
 
 # %% ../nbs/13_simulate.ipynb #10227fb5
 def _write_graded(path: Path, rows, order=None):
