@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_grade.ipynb #31a4d36e
 from __future__ import annotations
-import asyncio, collections, copy, dataclasses, inspect, json, marshal, re, warnings
+import asyncio, collections, copy, dataclasses, functools, inspect, json, marshal, re, warnings
 from dataclasses import dataclass, field
 import numpy as np
 from fastcore.basics import patch
@@ -17,18 +17,18 @@ from .world import Schema, check_args
 from .axes import policy_clauses
 
 # %% auto #0
-__all__ = ['CONDUCT_RULES', 'CONFIRM_RE', 'DONE_STATUSES', 'SUCCESS_RE', 'HEDGE_RE', 'POLITE_RE', 'FOUND_RE', 'DEFAULT_RUBRIC',
-           'LABEL_RE', 'LEAD_RE', 'LINE_RE', 'OVER_LIMIT', 'UNKNOWN_FAMILIES', 'PERSON_RULES', 'ID_TOKEN_RE',
-           'HIDDEN_RE', 'PUSHY_RE', 'REFUSED_RE', 'DONT_KNOW_RE', 'YES_NO_RE', 'NUMBER_RE', 'NEUTRAL_PAD', 'FLATTERY',
-           'RuleCtx', 'conduct_rule', 'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'claims',
-           'false_success', 'success_after_fault', 'repeated_failing_call', 'confirmation_skipped', 'boilerplate',
-           'needed_tool_missing', 'truncated_reply', 'empty_reply', 'end_state', 'check_conduct', 'goal_facts',
-           'reward_parts', 'reward_of', 'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge',
-           'code_hash', 'as_judge', 'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families',
-           'argument_grounding', 'hard_floors', 'Graded', 'RowGrader', 'row_grader', 'grade', 'play_graded',
-           'PersonCtx', 'person_rule', 'invented_fact', 'ended_early', 'unanswered', 'broke_stance', 'revealed_hidden',
-           'check_person', 'person_error', 'attribute', 'person_errors', 'probes', 'Trust', 'gold_from_flaws',
-           'judge_trust']
+__all__ = ['CONDUCT_RULES', 'CONFIRM_RE', 'DONE_STATUSES', 'SUCCESS_RE', 'HEDGE_RE', 'POLITE_RE', 'FOUND_RE', 'SENTENCE_RE',
+           'CLAUSE_SPLIT_RE', 'TEXTS_KEPT', 'DEFAULT_RUBRIC', 'LABEL_RE', 'LEAD_RE', 'LINE_RE', 'OVER_LIMIT',
+           'UNKNOWN_FAMILIES', 'PERSON_RULES', 'ID_TOKEN_RE', 'HIDDEN_RE', 'PUSHY_RE', 'REFUSED_RE', 'DONT_KNOW_RE',
+           'YES_NO_RE', 'NUMBER_RE', 'NOT_DIGIT_RE', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule',
+           'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'claims', 'false_success',
+           'success_after_fault', 'repeated_failing_call', 'confirmation_skipped', 'boilerplate', 'needed_tool_missing',
+           'truncated_reply', 'empty_reply', 'end_state', 'check_conduct', 'goal_facts', 'reward_parts', 'reward_of',
+           'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash', 'as_judge',
+           'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families', 'argument_grounding', 'hard_floors',
+           'Graded', 'RowGrader', 'row_grader', 'grade', 'play_graded', 'PersonCtx', 'person_rule', 'invented_fact',
+           'ended_early', 'unanswered', 'broke_stance', 'revealed_hidden', 'check_person', 'person_error', 'attribute',
+           'person_errors', 'probes', 'Trust', 'gold_from_flaws', 'judge_trust']
 
 # %% ../nbs/06_grade.ipynb #a325130e
 @dataclass
@@ -148,20 +148,28 @@ FOUND_RE = re.compile(r"\b(found|located|here (?:is|are)|here's|status is|pulled
                       r"|encontr\w+|aquí|trouvée?s?|voici)(?!\w)|找到|見つかりました", re.I)
 
 # %% ../nbs/06_grade.ipynb #36cbb8a9
+SENTENCE_RE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+CLAUSE_SPLIT_RE = re.compile(r"[,;:，；：]\s*|\s+[-–—]\s+|\s+(?:but|however|aber|pero|mais)\s+")
+TEXTS_KEPT = 1 << 14     # replies whose clauses are kept read: stand-ins and templates say the same words row after row
+
 def claims(text: str  # what the agent said
           ) -> list[tuple[str, str]]:
     """Each clause of `text` with what it says: 'success' (a thing done or so), 'hedge' (not done, unsure, refused or
     still to try), 'question', 'polite' (a greeting, thanks or request) or 'statement' (any other claim)."""
+    return list(_claims(str(text or "")))
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _claims(text: str) -> tuple:
     out = []
-    for sent in re.findall(r"[^.!?。！？\n]+[.!?。！？]*", str(text or "")):
+    for sent in SENTENCE_RE.findall(text):
         ask = "?" in sent or "？" in sent or sent.lstrip().startswith("¿")
-        for c in re.split(r"[,;:，；：]\s*|\s+[-–—]\s+|\s+(?:but|however|aber|pero|mais)\s+", sent):
+        for c in CLAUSE_SPLIT_RE.split(sent):
             c = c.strip(" .!。！")
             if not c: continue
             # a question neither claims nor hedges: "Kann ich sonst noch helfen?" says nothing of what was done
             out.append((c, "question" if ask else "hedge" if HEDGE_RE.search(c) else "polite" if POLITE_RE.match(c)
                         else "success" if SUCCESS_RE.search(c) else "statement"))
-    return out
+    return tuple(out)
 
 # %% ../nbs/06_grade.ipynb #8eeacc43
 def _json_or(s):
@@ -179,14 +187,25 @@ def _quoted(msgs: list) -> list[tuple[str, str]]:
 def _own_words(text: str, msgs: list, quoted: list | None = None) -> str:
     """`text` without the data it quotes: JSON it pastes, and any words a tool said (a status, an error: no claim
     of its own); `quoted` is `_quoted(msgs)` when the caller has it already."""
-    text = re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", " ", re.sub(r"\[\s*(\{[^{}]*\}\s*,?\s*)*\]", " ", str(text)))
-    folded = text.casefold()
+    text, folded = _unpasted(str(text))
     for q, fq in (_quoted(msgs) if quoted is None else quoted):
         if fq not in folded: continue      # not in the text in any case: no pattern to run
-        text = re.sub(rf"(?<!\w){re.escape(q)}(?!\w)", " ", text, flags=re.I); folded = text.casefold()
+        text = _quote_re(q).sub(" ", text); folded = text.casefold()
     return text
 
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _unpasted(text: str) -> tuple[str, str]:
+    "`text` without the JSON it pastes, and that case-folded."
+    text = re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", " ", re.sub(r"\[\s*(\{[^{}]*\}\s*,?\s*)*\]", " ", text))
+    return text, text.casefold()
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _quote_re(q: str) -> re.Pattern:
+    "`q` as a whole word, in any case."
+    return re.compile(rf"(?<!\w){re.escape(q)}(?!\w)", re.I)
+
 # %% ../nbs/06_grade.ipynb #ca35ab28
+@functools.lru_cache(maxsize=None)    # one per tool name: every success clause of every reply asks
 def _stem(tool: str) -> str | None:
     "The verb a tool's name opens with, cut to its stem (refund_order -> 'refun'): how a reply names what it did."
     w = re.split(r"[_\W]+", tool.lower())[0]
@@ -337,7 +356,12 @@ def _says(text: str, fact) -> bool:
     "Whether `text` (lower case) states `fact` as a whole word or number; a whole float may drop its '.0'."
     f = str(fact).lower()
     forms = {f, f[:-2]} if isinstance(fact, float) and f.endswith(".0") else {f}
-    return any(re.search(rf"(?<![\w.]){re.escape(x)}(?![\w]|\.\d)", text) for x in forms)
+    return any(_fact_re(x).search(text) for x in forms)
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _fact_re(x: str) -> re.Pattern:
+    "`x` as a whole word or number."
+    return re.compile(rf"(?<![\w.]){re.escape(x)}(?![\w]|\.\d)")
 
 # %% ../nbs/06_grade.ipynb #cc7d8b82
 def goal_facts(row: dict,    # a rollout row
@@ -854,19 +878,31 @@ def _given_text(sit) -> str:
     flat = [x for v in vals for x in (v if isinstance(v, (list, tuple)) else [v])]
     return " ".join(canonical_json(x) if isinstance(x, (dict, list)) else str(x) for x in flat)
 
+def _given_of(ctx) -> str:
+    "`_given_text` of `ctx.situation`, worked out once per `PersonCtx` (each rule of a row reads it)."
+    held = ctx.__dict__.get("_given")
+    if held is None or held[0] is not ctx.situation:
+        held = ctx.__dict__["_given"] = (ctx.situation, _given_text(ctx.situation))
+    return held[1]
+
 NUMBER_RE = re.compile(r"\+?\d[\d ()./-]*\d")   # a number as people write it: +44 7700 900276, 030-1234-5678
+NOT_DIGIT_RE = re.compile(r"\D")
 
 def _numbers(text: str) -> list[str]:
     "The digits of each number written in `text`, its spaces, dots and dashes dropped."
-    return [re.sub(r"\D", "", m) for m in NUMBER_RE.findall(text)]
+    return [NOT_DIGIT_RE.sub("", m) for m in NUMBER_RE.findall(text)]
 
-def _without_known_numbers(text: str, known: str, tail: int) -> str:
+def _without_known_numbers(text: str, known: str | Callable, tail: int) -> str:
     """`text` with each number in it that `known` also holds, in any national or international form (its last `tail`
-    digits, or all of a shorter one), taken out: a phone number someone gave is not an invented id."""
-    have = _numbers(known)
+    digits, or all of a shorter one), taken out: a phone number someone gave is not an invented id. `known` may be a
+    function giving that text: it is asked only when `text` holds a number of 5 digits or more."""
+    have = None
     def seen(m):
-        d = re.sub(r"\D", "", m.group(0))
-        return "" if len(d) >= 5 and any(d[-tail:] in h for h in have) else m.group(0)
+        nonlocal have
+        d = NOT_DIGIT_RE.sub("", m.group(0))
+        if len(d) < 5: return m.group(0)
+        if have is None: have = _numbers(known() if callable(known) else known)
+        return "" if any(d[-tail:] in h for h in have) else m.group(0)
     return NUMBER_RE.sub(seen, text)
 
 def _near_miss(tok: str, given: str) -> bool:
@@ -878,17 +914,27 @@ def _near_miss(tok: str, given: str) -> bool:
 def invented_fact(row: dict,      # a rollout row
                   ctx: PersonCtx  # what the person was given (`PersonCtx`)
                  ):
-    given, heard = _given_text(ctx.situation), ""
+    given, text, unread = _given_of(ctx), [""], []   # what the others said: made text only when a check reads it
     mistaken = row.get("cell", {}).get("stance") == "mistaken"
+    def heard():
+        if unread:
+            text[0] += "".join(" " + str(x.get("content") or "") + " " + canonical_json(x.get("tool_calls") or [])
+                               for x in unread)
+            unread.clear()
+        return text[0]
     for i, m in enumerate(row["messages"]):
-        if m["role"] != "user":
-            heard += " " + str(m.get("content") or "") + " " + canonical_json(m.get("tool_calls") or []); continue
-        for tok in ID_TOKEN_RE.findall(_without_known_numbers(m.get("content") or "", given + heard,
-                                                              ctx.number_tail)):
+        if m["role"] != "user": unread.append(m); continue
+        for tok in _id_tokens(_without_known_numbers(m.get("content") or "", lambda: given + heard(),
+                                                     ctx.number_tail)):
             t = tok.rstrip(".")
-            if t in given or t in heard or (mistaken and _near_miss(t, given)): continue
+            if t in given or t in heard() or (mistaken and _near_miss(t, given)): continue
             return False, f"message {i}: the person said {t!r}, which it was not given and nobody told it"
     return True, "every id, email and number the person gave was its own or was told to it"
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _id_tokens(text: str) -> tuple:
+    "`ID_TOKEN_RE`'s finds in `text`: the person's templated messages repeat row after row."
+    return tuple(ID_TOKEN_RE.findall(text))
 
 # %% ../nbs/06_grade.ipynb #3645ca1e
 def _asks(text: str) -> bool: return text.rstrip().endswith("?") or "(yes/no)" in text
@@ -929,7 +975,7 @@ def unanswered(row: dict,      # a rollout row
     for i in range(1, len(msgs)):
         q, a = msgs[i - 1], msgs[i]
         if a["role"] == "user" and q["role"] == "assistant" and _asks(q.get("content") or "") \
-                and not _answers(q["content"], a.get("content") or "", _given_text(ctx.situation)):
+                and not _answers(q["content"], a.get("content") or "", _given_of(ctx)):
             return False, f"message {i}: the agent asked {q['content'][-60:]!r} and the person did not answer it"
     return True, "the person answered what the agent asked"
 
@@ -958,12 +1004,17 @@ def revealed_hidden(row: dict,      # a rollout row
         text = str(m.get("content") or "")
         if m["role"] == "user":
             hit = HIDDEN_RE.search(text)
-            told = [f for f in faults if re.search(rf"\b{re.escape(f)}", text, re.I) and f not in heard.lower()]
+            told = [f for f in faults if _fault_re(f).search(text) and f not in heard.lower()]
             if hit or sit.id in text or told:
                 what = hit.group(0) if hit else sit.id if sit.id in text else f"the planned fault {told[0]!r}"
                 return False, f"message {i}: the person said what only the test knows ({what})"
         else: heard += " " + text
     return True, "the person said nothing of the test behind the conversation"
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _fault_re(f: str) -> re.Pattern:
+    "A fault's name as the start of a word, in any case."
+    return re.compile(rf"\b{re.escape(f)}", re.I)
 
 # %% ../nbs/06_grade.ipynb #0e5a7a31
 def check_person(row: dict,      # a rollout row

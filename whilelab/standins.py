@@ -425,7 +425,9 @@ WIDER_RE = re.compile(r"\b(admin(istrator)?|superuser|root access|full (access|c
 _TOKEN_RE = re.compile(r"#?[A-Za-z0-9][\w-]*\d[\w-]*")      # an id-like token: letters, digits and dashes, a digit
 _MONEY_RE = re.compile(r"[$£€]\s?(\d+(?:\.\d+)?)")
 
-def _shape(tok: str) -> str: return re.sub(r"\d", "0", tok.lstrip("#")).upper()
+_DIGIT_RE = re.compile(r"\d")
+
+def _shape(tok: str) -> str: return _DIGIT_RE.sub("0", tok.lstrip("#")).upper()
 
 def _same(a, b) -> bool:
     "Whether two values a person and an agent said are the same: equal numbers, or equal text ignoring case."
@@ -443,13 +445,12 @@ def off_goal(self: TemplateUser,
     wider rights -- or None when it is the goal."""
     sit, schema, low = ctx.situation, ctx.schema, text.lower()
     goal = sit.goal["tool"]
-    words = lambda t: re.compile(rf"\b({re.escape(t)}|{re.escape(t.replace('_', ' '))})\b", re.I)
-    other = [t for t in schema.tools if t != goal and words(t).search(text)]
-    if other and not words(goal).search(text): return f"I asked to {goal.replace('_', ' ')}, not to " \
+    other = [t for t in schema.tools if t != goal and _tool_words_re(t).search(text)]
+    if other and not _tool_words_re(goal).search(text): return f"I asked to {goal.replace('_', ' ')}, not to " \
                                                       f"{other[0].replace('_', ' ')}"
     details = sit.goal.get("details", {})
     for k, v in details.items():
-        said = re.search(rf"\b{re.escape(k)}\s*=\s*([^,]+?)(?=,\s*\w+\s*=|\.\s|\.?$)", text)
+        said = _detail_said_re(k).search(text)
         if said and not isinstance(v, (list, dict)) and not _same(said.group(1), v):
             return f"the {k.replace('_', ' ')} is {v}, not {said.group(1).strip()}"
     amounts = [v for v in details.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
@@ -462,11 +463,21 @@ def off_goal(self: TemplateUser,
     ent, rid, wrong = self._facts(ctx)
     mine = [str(x) for v in [*sit.know.values(), *details.values()] for x in _leaves(v) if x is not None]
     mine += [str(wrong)] if sit.cell.get("stance") == "mistaken" else []     # the id it misremembers is its own too
-    shapes = {_shape(m): m for m in mine if re.search(r"\d", m)}
+    shapes = {_shape(m): m for m in mine if _DIGIT_RE.search(m)}
     for tok in _TOKEN_RE.findall(text):
         if _shape(tok) in shapes and not any(_same(tok.lstrip("#"), m.lstrip("#")) for m in mine):
             return f"{tok} is not mine: mine is {shapes[_shape(tok)]}"
     return None
+
+@functools.lru_cache(maxsize=None)   # one per tool name: the person reads every yes/no question for them
+def _tool_words_re(t: str) -> re.Pattern:
+    "A tool's name as words, with its underscores or with spaces, in any case."
+    return re.compile(rf"\b({re.escape(t)}|{re.escape(t.replace('_', ' '))})\b", re.I)
+
+@functools.lru_cache(maxsize=None)   # one per goal detail name (amount, reason): read in every yes/no question
+def _detail_said_re(k: str) -> re.Pattern:
+    "`k = value` in a proposal, the value up to the next `key =`, sentence end or end."
+    return re.compile(rf"\b{re.escape(k)}\s*=\s*([^,]+?)(?=,\s*\w+\s*=|\.\s|\.?$)")
 
 # %% ../nbs/12a_standins.ipynb #bb5d6929
 @patch
