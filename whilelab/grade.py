@@ -180,9 +180,18 @@ def _json_or(s):
 # %% ../nbs/06_grade.ipynb #6ef40857
 def _quoted(msgs: list) -> list[tuple[str, str]]:
     "Each word the tools said in `msgs` (a string of 3 characters or more), longest first, with its case folded."
-    quoted = [x for m in msgs if m["role"] == "tool" for x in _leaves(_json_or(m.get("content")))]
-    return [(q, q.casefold()) for q in sorted({q for q in quoted if isinstance(q, str) and len(q) >= 3}, key=len,
-                                              reverse=True)]
+    quoted = [q for m in msgs if m["role"] == "tool" for q in _words_said(m.get("content"))]
+    return [(q, q.casefold()) for q in sorted(set(quoted), key=len, reverse=True)]
+
+def _words_said(content) -> tuple:
+    "The strings of 3 characters or more in a tool's answer, in order: read once per answer text."
+    return _words_in(content) if isinstance(content, str) else _words_of(content)
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _words_in(content: str) -> tuple: return _words_of(content)
+
+def _words_of(content) -> tuple:
+    return tuple(q for q in _leaves(_json_or(content)) if isinstance(q, str) and len(q) >= 3)
 
 def _own_words(text: str, msgs: list, quoted: list | None = None) -> str:
     """`text` without the data it quotes: JSON it pastes, and any words a tool said (a status, an error: no claim
@@ -896,6 +905,7 @@ def _without_known_numbers(text: str, known: str | Callable, tail: int) -> str:
     """`text` with each number in it that `known` also holds, in any national or international form (its last `tail`
     digits, or all of a shorter one), taken out: a phone number someone gave is not an invented id. `known` may be a
     function giving that text: it is asked only when `text` holds a number of 5 digits or more."""
+    if not _long_number_in(text): return text      # no number a check could take out: `known` is not read
     have = None
     def seen(m):
         nonlocal have
@@ -904,6 +914,11 @@ def _without_known_numbers(text: str, known: str | Callable, tail: int) -> str:
         if have is None: have = _numbers(known() if callable(known) else known)
         return "" if any(d[-tail:] in h for h in have) else m.group(0)
     return NUMBER_RE.sub(seen, text)
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _long_number_in(text: str) -> bool:
+    "Whether `text` writes a number of 5 digits or more (the person's templated messages repeat row after row)."
+    return any(len(d) >= 5 for d in _numbers(text))
 
 def _near_miss(tok: str, given: str) -> bool:
     "A mistaken person's own slip: a given id with its last digit changed."
@@ -1003,13 +1018,19 @@ def revealed_hidden(row: dict,      # a rollout row
     for i, m in enumerate(row["messages"]):
         text = str(m.get("content") or "")
         if m["role"] == "user":
-            hit = HIDDEN_RE.search(text)
+            hit = _hidden_said(text)
             told = [f for f in faults if _fault_re(f).search(text) and f not in heard.lower()]
             if hit or sit.id in text or told:
-                what = hit.group(0) if hit else sit.id if sit.id in text else f"the planned fault {told[0]!r}"
+                what = hit if hit else sit.id if sit.id in text else f"the planned fault {told[0]!r}"
                 return False, f"message {i}: the person said what only the test knows ({what})"
         else: heard += " " + text
     return True, "the person said nothing of the test behind the conversation"
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _hidden_said(text: str) -> str | None:
+    "What in `text` only the test knows (`HIDDEN_RE`), or None."
+    hit = HIDDEN_RE.search(text)
+    return hit.group(0) if hit else None
 
 @functools.lru_cache(maxsize=TEXTS_KEPT)
 def _fault_re(f: str) -> re.Pattern:
