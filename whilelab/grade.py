@@ -755,6 +755,7 @@ class RowGrader:
                  situations: dict | None = None,       # id -> `Situation`: graded rows say if the person erred
                  user_turns: int = 6):                 # the person's turn budget (`RolloutOptions.user_turns`)
         self.opts, self.situations, self.user_turns = opts or GradeOptions(), situations, user_turns
+        self._ctxs = {}       # situation id -> `PersonCtx`: what each situation gave the person, read once
         self.ctx, self.judge, self.family = RuleCtx(spec, self.opts), judge or RuleJudge(spec, opts=self.opts), family
         if not _labels_from_verdicts(self.judge, spec, self.opts):
             name = getattr(self.judge, "name", self.judge)
@@ -774,7 +775,7 @@ def __call__(self: RowGrader,
         family = self.family or str(row.get("agent_family") or "")
         label = dataclasses.replace(self.judge.of_verdicts(verdicts), agent_family=family)
     out = _graded(row, verdicts, floors, label, self.ctx)
-    return attribute([out], self.situations, self.user_turns)[0] if self.situations else out
+    return attribute([out], self.situations, self.user_turns, ctxs=self._ctxs)[0] if self.situations else out
 
 # %% ../nbs/06_grade.ipynb #bcef9576
 def row_grader(spec: AgentSpec,                 # the agent's tools and policy
@@ -1000,13 +1001,19 @@ def broke_stance(row: dict,      # a rollout row
                  ctx: PersonCtx  # what the person was given (`PersonCtx`)
                 ):
     stance, said = ctx.situation.cell.get("stance", "cooperative"), [m for m in row["messages"] if m["role"] == "user"]
-    pushy = next((m["content"] for m in said if PUSHY_RE.search(m.get("content") or "")), None)
+    pushy = next((p for m in said if (p := _pushy_said(m.get("content") or ""))), None)
     if pushy and stance != "manipulative":
-        return False, f"a {stance} person talked the agent out of its checks: {PUSHY_RE.search(pushy).group(0)!r}"
+        return False, f"a {stance} person talked the agent out of its checks: {pushy!r}"
     ids = [str(v) for k, v in ctx.situation.know.items() if k.endswith("_id") and isinstance(v, (str, int))]
     if stance == "vague" and said and any(i in (said[0].get("content") or "") for i in ids):
         return False, "a vague person gave its ids in its first message"
     return True, f"the person kept its {stance} stance"
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _pushy_said(text: str) -> str | None:
+    "What in `text` talks the agent out of its checks (`PUSHY_RE`), or None."
+    hit = PUSHY_RE.search(text)
+    return hit.group(0) if hit else None
 
 # %% ../nbs/06_grade.ipynb #3553dbaa
 @person_rule
@@ -1057,17 +1064,22 @@ def person_error(row: dict,      # a rollout row
 def attribute(rows: list,          # graded rows
               situations: list | dict,  # the situations they played: a list, or a dict by id
               user_turns: int = 6, # the person's turn budget (`RolloutOptions.user_turns`)
-              rules: list | None = None  # the person rules to check (default: every registered one)
+              rules: list | None = None, # the person rules to check (default: every registered one)
+              ctxs: dict | None = None   # `PersonCtx` by situation id, kept by a caller attributing row by row
              ) -> list[dict]:
     """`rows`, each graded one with `person_error`: the rule of its brief the person broke, or None. Passing and failing
     rows alike (a check of failures only could only raise the pass rate); rows of unknown situations and ungraded
     rows are left as they are."""
     by_id = situations if isinstance(situations, dict) else {s.id: s for s in situations}
-    out = []
+    out, ctxs = [], {} if ctxs is None else ctxs     # one context per situation: what it was given is read once
     for r in rows:
         known = r.get("reward") is not None and r["situation_id"] in by_id
-        out.append({**r, "person_error": person_error(r, PersonCtx(by_id[r["situation_id"]], user_turns), rules)}
-                   if known else r)
+        if known:
+            sit = by_id[r["situation_id"]]
+            ctx = ctxs.get(sit.id)
+            if ctx is None or ctx.situation is not sit or ctx.user_turns != user_turns:
+                ctx = ctxs[sit.id] = PersonCtx(sit, user_turns)
+        out.append({**r, "person_error": person_error(r, ctx, rules)} if known else r)
     return out
 
 def person_errors(rows: list  # rows `attribute` has read
