@@ -260,3 +260,14 @@ def test_a_phone_number_is_known_in_any_national_or_international_form(tmp_path)
         return person_error({**row, "messages": msgs}, PersonCtx(sits[row["situation_id"]]))
     assert [said(p) for p in ("+44 7700 900276", "07700 900276", "+447700900276", "07700-900-276")] == [None] * 4
     assert said("07700 900999")["rule"] == "invented_fact"
+
+def test_a_kept_context_per_situation_gives_the_rows_a_fresh_one_gives():
+    "`attribute(..., ctxs=)` (how a `RowGrader` attributes row by row) keeps one context per situation, same verdicts."
+    sim, user = _run()
+    rows = [{k: v for k, v in r.items() if k != "person_error"} for r in sim.rows]
+    held = {}
+    kept = [attribute([r], sim.situations, ctxs=held)[0] for r in rows]
+    assert kept == attribute(rows, sim.situations) == sim.rows
+    assert any(r.get("person_error") for r in kept)                 # the planted faults are found through it
+    assert set(held) == {r["situation_id"] for r in rows if r.get("reward") is not None}
+    assert all(c.situation is next(s for s in sim.situations if s.id == i) for i, c in held.items())

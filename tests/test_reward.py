@@ -248,3 +248,12 @@ def test_false_successes_are_told_from_true_ones_hedges_and_refusals(part):
     items = [x for x in CLAIMS if part in (x["set"], x["lang"])]
     precision, recall = _scores(items)
     assert precision >= 0.9 and recall >= 0.9, (part, precision, recall)
+
+def test_claims_read_twice_are_the_same_and_a_callers_list_is_its_own():
+    "`claims` keeps each text read (stand-ins repeat their replies): a second read gives the same, in a fresh list."
+    from whilelab.grade import claims
+    text = "Your order has been cancelled. Sorry, the refund failed: please try again later?"
+    first = claims(text)
+    first.append(("mine", "success"))
+    assert claims(text) == first[:-1] and claims(text) is not claims(text)
+    assert [k for _, k in claims(text)] == ["success", "question", "question", "question"]   # the sentence asks

@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_grade.ipynb #31a4d36e
 from __future__ import annotations
-import asyncio, collections, copy, dataclasses, inspect, json, marshal, re, warnings
+import asyncio, collections, copy, dataclasses, functools, inspect, json, marshal, re, warnings
 from dataclasses import dataclass, field
 import numpy as np
 from fastcore.basics import patch
@@ -17,18 +17,18 @@ from .world import Schema, check_args
 from .axes import policy_clauses
 
 # %% auto #0
-__all__ = ['CONDUCT_RULES', 'CONFIRM_RE', 'DONE_STATUSES', 'SUCCESS_RE', 'HEDGE_RE', 'POLITE_RE', 'FOUND_RE', 'DEFAULT_RUBRIC',
-           'LABEL_RE', 'LEAD_RE', 'LINE_RE', 'OVER_LIMIT', 'UNKNOWN_FAMILIES', 'PERSON_RULES', 'ID_TOKEN_RE',
-           'HIDDEN_RE', 'PUSHY_RE', 'REFUSED_RE', 'DONT_KNOW_RE', 'YES_NO_RE', 'NUMBER_RE', 'NEUTRAL_PAD', 'FLATTERY',
-           'RuleCtx', 'conduct_rule', 'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'claims',
-           'false_success', 'success_after_fault', 'repeated_failing_call', 'confirmation_skipped', 'boilerplate',
-           'needed_tool_missing', 'truncated_reply', 'empty_reply', 'end_state', 'check_conduct', 'goal_facts',
-           'reward_parts', 'reward_of', 'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge',
-           'code_hash', 'as_judge', 'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families',
-           'argument_grounding', 'hard_floors', 'Graded', 'RowGrader', 'row_grader', 'grade', 'play_graded',
-           'PersonCtx', 'person_rule', 'invented_fact', 'ended_early', 'unanswered', 'broke_stance', 'revealed_hidden',
-           'check_person', 'person_error', 'attribute', 'person_errors', 'probes', 'Trust', 'gold_from_flaws',
-           'judge_trust']
+__all__ = ['CONDUCT_RULES', 'CONFIRM_RE', 'DONE_STATUSES', 'SUCCESS_RE', 'HEDGE_RE', 'POLITE_RE', 'FOUND_RE', 'SENTENCE_RE',
+           'CLAUSE_SPLIT_RE', 'TEXTS_KEPT', 'DEFAULT_RUBRIC', 'LABEL_RE', 'LEAD_RE', 'LINE_RE', 'OVER_LIMIT',
+           'UNKNOWN_FAMILIES', 'PERSON_RULES', 'ID_TOKEN_RE', 'HIDDEN_RE', 'PUSHY_RE', 'REFUSED_RE', 'DONT_KNOW_RE',
+           'YES_NO_RE', 'NUMBER_RE', 'NOT_DIGIT_RE', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule',
+           'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'claims', 'false_success',
+           'success_after_fault', 'repeated_failing_call', 'confirmation_skipped', 'boilerplate', 'needed_tool_missing',
+           'truncated_reply', 'empty_reply', 'end_state', 'check_conduct', 'goal_facts', 'reward_parts', 'reward_of',
+           'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash', 'as_judge',
+           'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families', 'argument_grounding', 'hard_floors',
+           'Graded', 'RowGrader', 'row_grader', 'grade', 'play_graded', 'PersonCtx', 'person_rule', 'invented_fact',
+           'ended_early', 'unanswered', 'broke_stance', 'revealed_hidden', 'check_person', 'person_error', 'attribute',
+           'person_errors', 'probes', 'Trust', 'gold_from_flaws', 'judge_trust']
 
 # %% ../nbs/06_grade.ipynb #a325130e
 @dataclass
@@ -148,20 +148,28 @@ FOUND_RE = re.compile(r"\b(found|located|here (?:is|are)|here's|status is|pulled
                       r"|encontr\w+|aquí|trouvée?s?|voici)(?!\w)|找到|見つかりました", re.I)
 
 # %% ../nbs/06_grade.ipynb #36cbb8a9
+SENTENCE_RE = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+CLAUSE_SPLIT_RE = re.compile(r"[,;:，；：]\s*|\s+[-–—]\s+|\s+(?:but|however|aber|pero|mais)\s+")
+TEXTS_KEPT = 1 << 14     # replies whose clauses are kept read: stand-ins and templates say the same words row after row
+
 def claims(text: str  # what the agent said
           ) -> list[tuple[str, str]]:
     """Each clause of `text` with what it says: 'success' (a thing done or so), 'hedge' (not done, unsure, refused or
     still to try), 'question', 'polite' (a greeting, thanks or request) or 'statement' (any other claim)."""
+    return list(_claims(str(text or "")))
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _claims(text: str) -> tuple:
     out = []
-    for sent in re.findall(r"[^.!?。！？\n]+[.!?。！？]*", str(text or "")):
+    for sent in SENTENCE_RE.findall(text):
         ask = "?" in sent or "？" in sent or sent.lstrip().startswith("¿")
-        for c in re.split(r"[,;:，；：]\s*|\s+[-–—]\s+|\s+(?:but|however|aber|pero|mais)\s+", sent):
+        for c in CLAUSE_SPLIT_RE.split(sent):
             c = c.strip(" .!。！")
             if not c: continue
             # a question neither claims nor hedges: "Kann ich sonst noch helfen?" says nothing of what was done
             out.append((c, "question" if ask else "hedge" if HEDGE_RE.search(c) else "polite" if POLITE_RE.match(c)
                         else "success" if SUCCESS_RE.search(c) else "statement"))
-    return out
+    return tuple(out)
 
 # %% ../nbs/06_grade.ipynb #8eeacc43
 def _json_or(s):
@@ -172,21 +180,41 @@ def _json_or(s):
 # %% ../nbs/06_grade.ipynb #6ef40857
 def _quoted(msgs: list) -> list[tuple[str, str]]:
     "Each word the tools said in `msgs` (a string of 3 characters or more), longest first, with its case folded."
-    quoted = [x for m in msgs if m["role"] == "tool" for x in _leaves(_json_or(m.get("content")))]
-    return [(q, q.casefold()) for q in sorted({q for q in quoted if isinstance(q, str) and len(q) >= 3}, key=len,
-                                              reverse=True)]
+    quoted = [q for m in msgs if m["role"] == "tool" for q in _words_said(m.get("content"))]
+    return [(q, q.casefold()) for q in sorted(set(quoted), key=len, reverse=True)]
+
+def _words_said(content) -> tuple:
+    "The strings of 3 characters or more in a tool's answer, in order: read once per answer text."
+    return _words_in(content) if isinstance(content, str) else _words_of(content)
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _words_in(content: str) -> tuple: return _words_of(content)
+
+def _words_of(content) -> tuple:
+    return tuple(q for q in _leaves(_json_or(content)) if isinstance(q, str) and len(q) >= 3)
 
 def _own_words(text: str, msgs: list, quoted: list | None = None) -> str:
     """`text` without the data it quotes: JSON it pastes, and any words a tool said (a status, an error: no claim
     of its own); `quoted` is `_quoted(msgs)` when the caller has it already."""
-    text = re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", " ", re.sub(r"\[\s*(\{[^{}]*\}\s*,?\s*)*\]", " ", str(text)))
-    folded = text.casefold()
+    text, folded = _unpasted(str(text))
     for q, fq in (_quoted(msgs) if quoted is None else quoted):
         if fq not in folded: continue      # not in the text in any case: no pattern to run
-        text = re.sub(rf"(?<!\w){re.escape(q)}(?!\w)", " ", text, flags=re.I); folded = text.casefold()
+        text = _quote_re(q).sub(" ", text); folded = text.casefold()
     return text
 
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _unpasted(text: str) -> tuple[str, str]:
+    "`text` without the JSON it pastes, and that case-folded."
+    text = re.sub(r"\{[^{}]*\}|\[[^\[\]]*\]", " ", re.sub(r"\[\s*(\{[^{}]*\}\s*,?\s*)*\]", " ", text))
+    return text, text.casefold()
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _quote_re(q: str) -> re.Pattern:
+    "`q` as a whole word, in any case."
+    return re.compile(rf"(?<!\w){re.escape(q)}(?!\w)", re.I)
+
 # %% ../nbs/06_grade.ipynb #ca35ab28
+@functools.lru_cache(maxsize=None)    # one per tool name: every success clause of every reply asks
 def _stem(tool: str) -> str | None:
     "The verb a tool's name opens with, cut to its stem (refund_order -> 'refun'): how a reply names what it did."
     w = re.split(r"[_\W]+", tool.lower())[0]
@@ -337,7 +365,12 @@ def _says(text: str, fact) -> bool:
     "Whether `text` (lower case) states `fact` as a whole word or number; a whole float may drop its '.0'."
     f = str(fact).lower()
     forms = {f, f[:-2]} if isinstance(fact, float) and f.endswith(".0") else {f}
-    return any(re.search(rf"(?<![\w.]){re.escape(x)}(?![\w]|\.\d)", text) for x in forms)
+    return any(_fact_re(x).search(text) for x in forms)
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _fact_re(x: str) -> re.Pattern:
+    "`x` as a whole word or number."
+    return re.compile(rf"(?<![\w.]){re.escape(x)}(?![\w]|\.\d)")
 
 # %% ../nbs/06_grade.ipynb #cc7d8b82
 def goal_facts(row: dict,    # a rollout row
@@ -722,6 +755,7 @@ class RowGrader:
                  situations: dict | None = None,       # id -> `Situation`: graded rows say if the person erred
                  user_turns: int = 6):                 # the person's turn budget (`RolloutOptions.user_turns`)
         self.opts, self.situations, self.user_turns = opts or GradeOptions(), situations, user_turns
+        self._ctxs = {}       # situation id -> `PersonCtx`: what each situation gave the person, read once
         self.ctx, self.judge, self.family = RuleCtx(spec, self.opts), judge or RuleJudge(spec, opts=self.opts), family
         if not _labels_from_verdicts(self.judge, spec, self.opts):
             name = getattr(self.judge, "name", self.judge)
@@ -741,7 +775,7 @@ def __call__(self: RowGrader,
         family = self.family or str(row.get("agent_family") or "")
         label = dataclasses.replace(self.judge.of_verdicts(verdicts), agent_family=family)
     out = _graded(row, verdicts, floors, label, self.ctx)
-    return attribute([out], self.situations, self.user_turns)[0] if self.situations else out
+    return attribute([out], self.situations, self.user_turns, ctxs=self._ctxs)[0] if self.situations else out
 
 # %% ../nbs/06_grade.ipynb #bcef9576
 def row_grader(spec: AgentSpec,                 # the agent's tools and policy
@@ -854,20 +888,38 @@ def _given_text(sit) -> str:
     flat = [x for v in vals for x in (v if isinstance(v, (list, tuple)) else [v])]
     return " ".join(canonical_json(x) if isinstance(x, (dict, list)) else str(x) for x in flat)
 
+def _given_of(ctx) -> str:
+    "`_given_text` of `ctx.situation`, worked out once per `PersonCtx` (each rule of a row reads it)."
+    held = ctx.__dict__.get("_given")
+    if held is None or held[0] is not ctx.situation:
+        held = ctx.__dict__["_given"] = (ctx.situation, _given_text(ctx.situation))
+    return held[1]
+
 NUMBER_RE = re.compile(r"\+?\d[\d ()./-]*\d")   # a number as people write it: +44 7700 900276, 030-1234-5678
+NOT_DIGIT_RE = re.compile(r"\D")
 
 def _numbers(text: str) -> list[str]:
     "The digits of each number written in `text`, its spaces, dots and dashes dropped."
-    return [re.sub(r"\D", "", m) for m in NUMBER_RE.findall(text)]
+    return [NOT_DIGIT_RE.sub("", m) for m in NUMBER_RE.findall(text)]
 
-def _without_known_numbers(text: str, known: str, tail: int) -> str:
+def _without_known_numbers(text: str, known: str | Callable, tail: int) -> str:
     """`text` with each number in it that `known` also holds, in any national or international form (its last `tail`
-    digits, or all of a shorter one), taken out: a phone number someone gave is not an invented id."""
-    have = _numbers(known)
+    digits, or all of a shorter one), taken out: a phone number someone gave is not an invented id. `known` may be a
+    function giving that text: it is asked only when `text` holds a number of 5 digits or more."""
+    if not _long_number_in(text): return text      # no number a check could take out: `known` is not read
+    have = None
     def seen(m):
-        d = re.sub(r"\D", "", m.group(0))
-        return "" if len(d) >= 5 and any(d[-tail:] in h for h in have) else m.group(0)
+        nonlocal have
+        d = NOT_DIGIT_RE.sub("", m.group(0))
+        if len(d) < 5: return m.group(0)
+        if have is None: have = _numbers(known() if callable(known) else known)
+        return "" if any(d[-tail:] in h for h in have) else m.group(0)
     return NUMBER_RE.sub(seen, text)
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _long_number_in(text: str) -> bool:
+    "Whether `text` writes a number of 5 digits or more (the person's templated messages repeat row after row)."
+    return any(len(d) >= 5 for d in _numbers(text))
 
 def _near_miss(tok: str, given: str) -> bool:
     "A mistaken person's own slip: a given id with its last digit changed."
@@ -878,17 +930,27 @@ def _near_miss(tok: str, given: str) -> bool:
 def invented_fact(row: dict,      # a rollout row
                   ctx: PersonCtx  # what the person was given (`PersonCtx`)
                  ):
-    given, heard = _given_text(ctx.situation), ""
+    given, text, unread = _given_of(ctx), [""], []   # what the others said: made text only when a check reads it
     mistaken = row.get("cell", {}).get("stance") == "mistaken"
+    def heard():
+        if unread:
+            text[0] += "".join(" " + str(x.get("content") or "") + " " + canonical_json(x.get("tool_calls") or [])
+                               for x in unread)
+            unread.clear()
+        return text[0]
     for i, m in enumerate(row["messages"]):
-        if m["role"] != "user":
-            heard += " " + str(m.get("content") or "") + " " + canonical_json(m.get("tool_calls") or []); continue
-        for tok in ID_TOKEN_RE.findall(_without_known_numbers(m.get("content") or "", given + heard,
-                                                              ctx.number_tail)):
+        if m["role"] != "user": unread.append(m); continue
+        for tok in _id_tokens(_without_known_numbers(m.get("content") or "", lambda: given + heard(),
+                                                     ctx.number_tail)):
             t = tok.rstrip(".")
-            if t in given or t in heard or (mistaken and _near_miss(t, given)): continue
+            if t in given or t in heard() or (mistaken and _near_miss(t, given)): continue
             return False, f"message {i}: the person said {t!r}, which it was not given and nobody told it"
     return True, "every id, email and number the person gave was its own or was told to it"
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _id_tokens(text: str) -> tuple:
+    "`ID_TOKEN_RE`'s finds in `text`: the person's templated messages repeat row after row."
+    return tuple(ID_TOKEN_RE.findall(text))
 
 # %% ../nbs/06_grade.ipynb #3645ca1e
 def _asks(text: str) -> bool: return text.rstrip().endswith("?") or "(yes/no)" in text
@@ -929,7 +991,7 @@ def unanswered(row: dict,      # a rollout row
     for i in range(1, len(msgs)):
         q, a = msgs[i - 1], msgs[i]
         if a["role"] == "user" and q["role"] == "assistant" and _asks(q.get("content") or "") \
-                and not _answers(q["content"], a.get("content") or "", _given_text(ctx.situation)):
+                and not _answers(q["content"], a.get("content") or "", _given_of(ctx)):
             return False, f"message {i}: the agent asked {q['content'][-60:]!r} and the person did not answer it"
     return True, "the person answered what the agent asked"
 
@@ -939,13 +1001,19 @@ def broke_stance(row: dict,      # a rollout row
                  ctx: PersonCtx  # what the person was given (`PersonCtx`)
                 ):
     stance, said = ctx.situation.cell.get("stance", "cooperative"), [m for m in row["messages"] if m["role"] == "user"]
-    pushy = next((m["content"] for m in said if PUSHY_RE.search(m.get("content") or "")), None)
+    pushy = next((p for m in said if (p := _pushy_said(m.get("content") or ""))), None)
     if pushy and stance != "manipulative":
-        return False, f"a {stance} person talked the agent out of its checks: {PUSHY_RE.search(pushy).group(0)!r}"
+        return False, f"a {stance} person talked the agent out of its checks: {pushy!r}"
     ids = [str(v) for k, v in ctx.situation.know.items() if k.endswith("_id") and isinstance(v, (str, int))]
     if stance == "vague" and said and any(i in (said[0].get("content") or "") for i in ids):
         return False, "a vague person gave its ids in its first message"
     return True, f"the person kept its {stance} stance"
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _pushy_said(text: str) -> str | None:
+    "What in `text` talks the agent out of its checks (`PUSHY_RE`), or None."
+    hit = PUSHY_RE.search(text)
+    return hit.group(0) if hit else None
 
 # %% ../nbs/06_grade.ipynb #3553dbaa
 @person_rule
@@ -957,13 +1025,24 @@ def revealed_hidden(row: dict,      # a rollout row
     for i, m in enumerate(row["messages"]):
         text = str(m.get("content") or "")
         if m["role"] == "user":
-            hit = HIDDEN_RE.search(text)
-            told = [f for f in faults if re.search(rf"\b{re.escape(f)}", text, re.I) and f not in heard.lower()]
+            hit = _hidden_said(text)
+            told = [f for f in faults if _fault_re(f).search(text) and f not in heard.lower()]
             if hit or sit.id in text or told:
-                what = hit.group(0) if hit else sit.id if sit.id in text else f"the planned fault {told[0]!r}"
+                what = hit if hit else sit.id if sit.id in text else f"the planned fault {told[0]!r}"
                 return False, f"message {i}: the person said what only the test knows ({what})"
         else: heard += " " + text
     return True, "the person said nothing of the test behind the conversation"
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _hidden_said(text: str) -> str | None:
+    "What in `text` only the test knows (`HIDDEN_RE`), or None."
+    hit = HIDDEN_RE.search(text)
+    return hit.group(0) if hit else None
+
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _fault_re(f: str) -> re.Pattern:
+    "A fault's name as the start of a word, in any case."
+    return re.compile(rf"\b{re.escape(f)}", re.I)
 
 # %% ../nbs/06_grade.ipynb #0e5a7a31
 def check_person(row: dict,      # a rollout row
@@ -985,17 +1064,22 @@ def person_error(row: dict,      # a rollout row
 def attribute(rows: list,          # graded rows
               situations: list | dict,  # the situations they played: a list, or a dict by id
               user_turns: int = 6, # the person's turn budget (`RolloutOptions.user_turns`)
-              rules: list | None = None  # the person rules to check (default: every registered one)
+              rules: list | None = None, # the person rules to check (default: every registered one)
+              ctxs: dict | None = None   # `PersonCtx` by situation id, kept by a caller attributing row by row
              ) -> list[dict]:
     """`rows`, each graded one with `person_error`: the rule of its brief the person broke, or None. Passing and failing
     rows alike (a check of failures only could only raise the pass rate); rows of unknown situations and ungraded
     rows are left as they are."""
     by_id = situations if isinstance(situations, dict) else {s.id: s for s in situations}
-    out = []
+    out, ctxs = [], {} if ctxs is None else ctxs     # one context per situation: what it was given is read once
     for r in rows:
         known = r.get("reward") is not None and r["situation_id"] in by_id
-        out.append({**r, "person_error": person_error(r, PersonCtx(by_id[r["situation_id"]], user_turns), rules)}
-                   if known else r)
+        if known:
+            sit = by_id[r["situation_id"]]
+            ctx = ctxs.get(sit.id)
+            if ctx is None or ctx.situation is not sit or ctx.user_turns != user_turns:
+                ctx = ctxs[sit.id] = PersonCtx(sit, user_turns)
+        out.append({**r, "person_error": person_error(r, ctx, rules)} if known else r)
     return out
 
 def person_errors(rows: list  # rows `attribute` has read

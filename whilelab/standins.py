@@ -13,8 +13,8 @@ from .rollout import assistant_msg, user_msg, Ctx
 from .grade import _leaves
 
 # %% auto #0
-__all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'WIDER_RE', 'ANY_ID_RE',
-           'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser', 'refit']
+__all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'WIDER_RE', 'PROPOSALS_KEPT',
+           'ANY_ID_RE', 'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser', 'refit']
 
 # %% ../nbs/12a_standins.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool",
@@ -425,7 +425,9 @@ WIDER_RE = re.compile(r"\b(admin(istrator)?|superuser|root access|full (access|c
 _TOKEN_RE = re.compile(r"#?[A-Za-z0-9][\w-]*\d[\w-]*")      # an id-like token: letters, digits and dashes, a digit
 _MONEY_RE = re.compile(r"[$£€]\s?(\d+(?:\.\d+)?)")
 
-def _shape(tok: str) -> str: return re.sub(r"\d", "0", tok.lstrip("#")).upper()
+_DIGIT_RE = re.compile(r"\d")
+
+def _shape(tok: str) -> str: return _DIGIT_RE.sub("0", tok.lstrip("#")).upper()
 
 def _same(a, b) -> bool:
     "Whether two values a person and an agent said are the same: equal numbers, or equal text ignoring case."
@@ -441,32 +443,51 @@ def off_goal(self: TemplateUser,
             ) -> str | None:
     """What in the proposal `text` is not the person's goal -- another tool, another record, another amount or value,
     wider rights -- or None when it is the goal."""
-    sit, schema, low = ctx.situation, ctx.schema, text.lower()
-    goal = sit.goal["tool"]
-    words = lambda t: re.compile(rf"\b({re.escape(t)}|{re.escape(t.replace('_', ' '))})\b", re.I)
-    other = [t for t in schema.tools if t != goal and words(t).search(text)]
-    if other and not words(goal).search(text): return f"I asked to {goal.replace('_', ' ')}, not to " \
-                                                      f"{other[0].replace('_', ' ')}"
+    sit, schema = ctx.situation, ctx.schema
+    goal, (named, money, wide, tokens) = sit.goal["tool"], _proposal(text, tuple(schema.tools))
+    other = [t for t in named if t != goal]
+    if other and not (goal in named if goal in schema.tools else _tool_words_re(goal).search(text)):
+        return f"I asked to {goal.replace('_', ' ')}, not to {other[0].replace('_', ' ')}"
     details = sit.goal.get("details", {})
     for k, v in details.items():
-        said = re.search(rf"\b{re.escape(k)}\s*=\s*([^,]+?)(?=,\s*\w+\s*=|\.\s|\.?$)", text)
+        said = _detail_said_re(k).search(text)
         if said and not isinstance(v, (list, dict)) and not _same(said.group(1), v):
             return f"the {k.replace('_', ' ')} is {v}, not {said.group(1).strip()}"
     amounts = [v for v in details.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    money = [m.group(1) for m in _MONEY_RE.finditer(text)]
     if amounts and money and not any(_same(m, a) for m in money for a in amounts):
         return f"the amount is {amounts[0]}, not {money[0]}"
-    wide = WIDER_RE.search(text)
     if wide and not WIDER_RE.search(goal.replace("_", " ") + " " + json.dumps(details, default=str)):
-        return f"I did not ask for {wide.group(0)}"
+        return f"I did not ask for {wide}"
+    if not tokens: return None      # no id-like token: none can be another's
     ent, rid, wrong = self._facts(ctx)
     mine = [str(x) for v in [*sit.know.values(), *details.values()] for x in _leaves(v) if x is not None]
     mine += [str(wrong)] if sit.cell.get("stance") == "mistaken" else []     # the id it misremembers is its own too
-    shapes = {_shape(m): m for m in mine if re.search(r"\d", m)}
-    for tok in _TOKEN_RE.findall(text):
+    shapes = {_shape(m): m for m in mine if _DIGIT_RE.search(m)}
+    for tok in tokens:
         if _shape(tok) in shapes and not any(_same(tok.lstrip("#"), m.lstrip("#")) for m in mine):
             return f"{tok} is not mine: mine is {shapes[_shape(tok)]}"
     return None
+
+PROPOSALS_KEPT = 1 << 12   # the agent's yes/no questions kept read: a stand-in asks the same few row after row
+
+@functools.lru_cache(maxsize=PROPOSALS_KEPT)
+def _proposal(text: str, tools: tuple) -> tuple:
+    """What `off_goal` reads in a proposal whatever the person's goal: the `tools` it names, the money amounts, the
+    wider rights it asks (or None) and its id-like tokens."""
+    wide = WIDER_RE.search(text)
+    return (tuple(t for t in tools if _tool_words_re(t).search(text)),
+            tuple(m.group(1) for m in _MONEY_RE.finditer(text)), wide.group(0) if wide else None,
+            tuple(_TOKEN_RE.findall(text)))
+
+@functools.lru_cache(maxsize=None)   # one per tool name: the person reads every yes/no question for them
+def _tool_words_re(t: str) -> re.Pattern:
+    "A tool's name as words, with its underscores or with spaces, in any case."
+    return re.compile(rf"\b({re.escape(t)}|{re.escape(t.replace('_', ' '))})\b", re.I)
+
+@functools.lru_cache(maxsize=None)   # one per goal detail name (amount, reason): read in every yes/no question
+def _detail_said_re(k: str) -> re.Pattern:
+    "`k = value` in a proposal, the value up to the next `key =`, sentence end or end."
+    return re.compile(rf"\b{re.escape(k)}\s*=\s*([^,]+?)(?=,\s*\w+\s*=|\.\s|\.?$)")
 
 # %% ../nbs/12a_standins.ipynb #bb5d6929
 @patch
