@@ -72,7 +72,7 @@ def measure(name: str, seed: int, k: int, budget: int | None) -> dict:
     from whilelab.simulate import simulate
     from whilelab.rollout import delivered_cell
     from whilelab.search import pairs_of
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp:    # the run's rows live in its folder: read them before it goes
         kw = build(name, tmp)
         search = SearchOptions() if budget is None else SearchOptions(budget=budget)
         opts = SimOptions(seed=seed, k_samples=k, n_phrasings=1, search=search)
@@ -81,29 +81,30 @@ def measure(name: str, seed: int, k: int, budget: int | None) -> dict:
         cpu = time.process_time() - t0
         landed = [json.loads(x) for x in (Path(tmp) / "run" / "rows.jsonl").read_text().splitlines() if x.strip()]
         owns = _own_records(sim)
+        cov, s = sim.coverage, sim.summary()
+        owed = set().union(*(pairs_of(cov, delivered_cell(r)) for r in landed)) if landed else set()
+        seen, at = set(), None
+        for i, r in enumerate(landed, 1):
+            seen |= pairs_of(cov, delivered_cell(r))
+            if owed <= seen: at = i; break
+        early = {r["signature"] for r in landed[:at]} if at else set()
+        late = len({r["signature"] for r in landed} - early) if at else None   # what the rollouts after delivery found
+        cells = int(sim.plan.sizes["cell"])
+        frac = lambda t: (lambda a, b: a / b if b else None)(*map(int, t.split("/")))
+        played = s.get("world_as_played") or {}
+        okr = [c["status"] == "ok" for r in sim.rows if r["cell"].get("world") == "exists"
+               and r["cell"].get("condition", "ok") == "ok" for c in r["calls"] if c["tool"] == r["cell"].get("tool")]
+        figures = {"world": name, "seed": seed, "cells": cells, "rollouts": len(landed),
+                   "delivered": frac(s["delivered_pairs"]), "delivered_pairs": s["delivered_pairs"],
+                   "price": at / (cells * k) if at else None, "stop": len(landed) / at if at else None,
+                   "signatures": len({r["signature"] for r in landed}), "late_signatures": late,
+                   **{w: frac(played[w]) if w in played else None for w in ("exists", "ineligible", "missing")},
+                   **{f"{w}_n": played.get(w, "0/0") for w in ("exists", "ineligible", "missing")},
+                   "impossible": sum(1 for u in sim.undeliverable if u.get("impossible")),
+                   "own": owns, "ok_rate": sum(okr) / len(okr) if okr else None,
+                   "cpu_ms": 1000 * cpu / max(1, len(landed)), "stopped": sim.stopped}
         if "world" in kw and hasattr(kw["world"], "close"): kw["world"].close()
-    cov, s = sim.coverage, sim.summary()
-    owed = set().union(*(pairs_of(cov, delivered_cell(r)) for r in landed)) if landed else set()
-    seen, at = set(), None
-    for i, r in enumerate(landed, 1):
-        seen |= pairs_of(cov, delivered_cell(r))
-        if owed <= seen: at = i; break
-    early = {r["signature"] for r in landed[:at]} if at else set()
-    late = len({r["signature"] for r in landed} - early) if at else None   # what the rollouts after delivery found
-    cells = int(sim.plan.sizes["cell"])
-    frac = lambda t: (lambda a, b: a / b if b else None)(*map(int, t.split("/")))
-    played = s.get("world_as_played") or {}
-    okr = [c["status"] == "ok" for r in sim.rows if r["cell"].get("world") == "exists"
-           and r["cell"].get("condition", "ok") == "ok" for c in r["calls"] if c["tool"] == r["cell"].get("tool")]
-    return {"world": name, "seed": seed, "cells": cells, "rollouts": len(landed),
-            "delivered": frac(s["delivered_pairs"]), "delivered_pairs": s["delivered_pairs"],
-            "price": at / (cells * k) if at else None, "stop": len(landed) / at if at else None,
-            "signatures": len({r["signature"] for r in landed}), "late_signatures": late,
-            **{w: frac(played[w]) if w in played else None for w in ("exists", "ineligible", "missing")},
-            **{f"{w}_n": played.get(w, "0/0") for w in ("exists", "ineligible", "missing")},
-            "impossible": sum(1 for u in sim.undeliverable if u.get("impossible")),
-            "own": owns, "ok_rate": sum(okr) / len(okr) if okr else None,
-            "cpu_ms": 1000 * cpu / max(1, len(landed)), "stopped": sim.stopped}
+    return figures
 
 
 def _own_records(sim) -> float | None:

@@ -257,3 +257,10 @@ def test_claims_read_twice_are_the_same_and_a_callers_list_is_its_own():
     first.append(("mine", "success"))
     assert claims(text) == first[:-1] and claims(text) is not claims(text)
     assert [k for _, k in claims(text)] == ["success", "question", "question", "question"]   # the sentence asks
+
+
+def test_the_words_tools_said_are_read_in_one_order_in_every_process():
+    "Words of equal length come in the words' own order, not a set's (which changes with PYTHONHASHSEED)."
+    from whilelab.grade import _quoted
+    said = [{"role": "tool", "content": '{"a": "zebra", "b": "apple", "c": "mango", "d": "pending order"}'}]
+    assert [q for q, _ in _quoted(said)] == ["pending order", "apple", "mango", "zebra"]

@@ -209,3 +209,16 @@ def test_a_search_into_a_run_folder_holds_no_rows_in_memory(tmp_path):
     s.run(max_batches=4)
     assert isinstance(s.rows, RowView) and s.total == len(s.rows) > 0 and _rows_alive("mid") == 0
     store.close()
+
+
+def test_rows_of_a_run_folder_that_is_gone_say_where_they_lived(tmp_path):
+    "A streamed run's rows live in its folder: once it is removed, reading them names the folder and the fix."
+    import shutil
+    from fastcore.test import test_fail
+    from whilelab.simulate import simulate
+    from whilelab.defaults import SimOptions, SearchOptions
+    opts = SimOptions(k_samples=1, n_phrasings=1, search=SearchOptions(budget=32))
+    sim = simulate(options=opts, out=tmp_path / "run", progress=False)
+    assert len(list(sim.rows)) == len(sim.rows) > 0
+    shutil.rmtree(tmp_path / "run")
+    test_fail(lambda: list(sim.rows), contains="which is gone. Fix: keep the run folder")

@@ -181,7 +181,8 @@ def _json_or(s):
 def _quoted(msgs: list) -> list[tuple[str, str]]:
     "Each word the tools said in `msgs` (a string of 3 characters or more), longest first, with its case folded."
     quoted = [q for m in msgs if m["role"] == "tool" for q in _words_said(m.get("content"))]
-    return [(q, q.casefold()) for q in sorted(set(quoted), key=len, reverse=True)]
+    # ties in length by the word itself: a set's order changes from process to process, the rows must not
+    return [(q, q.casefold()) for q in sorted(set(quoted), key=lambda q: (-len(q), q))]
 
 def _words_said(content) -> tuple:
     "The strings of 3 characters or more in a tool's answer, in order: read once per answer text."

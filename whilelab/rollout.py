@@ -782,10 +782,16 @@ class RowView(collections.abc.Sequence):
     def __len__(self): return len(self.offsets)
     def __getitem__(self, i):
         if isinstance(i, slice): return RowView(self.path, self.offsets[i])
-        with open(self.path, "rb") as f: return _line_at(f, self.offsets[i])
+        with self._open() as f: return _line_at(f, self.offsets[i])
     def __iter__(self):
-        with open(self.path, "rb") as f:
+        with self._open() as f:
             for at in self.offsets: yield _line_at(f, at)
+    def _open(self):
+        try: return open(self.path, "rb")
+        except FileNotFoundError:     # the run folder went (a temporary folder closed): say where the rows lived
+            raise FileNotFoundError(f"the {len(self)} rows of this run live in {self.path}, which is gone. Fix: keep the "
+                                    "run folder while you use its rows, or run with out=None to hold them in memory"
+                                    ) from None
     def __eq__(self, other):
         if not isinstance(other, collections.abc.Sequence) or isinstance(other, str) or len(other) != len(self):
             return False
