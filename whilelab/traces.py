@@ -820,16 +820,20 @@ def plot_gap(gap: xr.Dataset,                       # what `production_gap` retu
     from matplotlib.patches import Patch
     o = options or FigureOptions(); W = o.width if width is None else float(width); pt = _font(W, o)
     pairs = [v for v in gap.data_vars if v.startswith("gap__")]
-    names = list(dict.fromkeys(d for v in pairs for d in gap[v].dims))
+    # the axis with the most values runs down only: the fewest columns share the width, so their labels fit
+    names = sorted(dict.fromkeys(d for v in pairs for d in gap[v].dims), key=gap.sizes.__getitem__)
     across, down = [gap.sizes[n] for n in names[:-1]], [gap.sizes[n] for n in names[1:]]
     pitch = (W - o.gap_margin) / sum(across)                  # square cells, the labels in the margin
-    fig, axs = plt.subplots(len(down), len(across), figsize=(W, pitch * sum(down) + o.gap_margin), squeeze=False,
+    rise = max(pitch, (pt + o.tick_gap) / 72)       # a row at least a label high: a long axis makes it taller, not crowded
+    H = min(rise * sum(down) + o.gap_margin, o.height_max)
+    fig, axs = plt.subplots(len(down), len(across), figsize=(W, H), squeeze=False,
                             layout="constrained", gridspec_kw=dict(width_ratios=across, height_ratios=down))
     for v in pairs:
-        a, b = gap[v].dims                               # b's values down, a's along
+        (a, b), cells = gap[v].dims, gap[v].values       # b's values down, a's along
+        if names.index(a) > names.index(b): (a, b), cells = (b, a), cells.T
         i, j = names.index(b) - 1, names.index(a)
         ax = axs[i, j]
-        ax.imshow(gap[v].values.T, cmap=ListedColormap(GAP_COLOURS), vmin=0, vmax=3, aspect="auto", interpolation="none")
+        ax.imshow(cells.T, cmap=ListedColormap(GAP_COLOURS), vmin=0, vmax=3, aspect="auto", interpolation="none")
         ax.set_yticks(range(gap.sizes[b]), [str(x) for x in gap[b].values] if j == 0 else [], fontsize=pt)
         ax.set_xticks(range(gap.sizes[a]), [str(x) for x in gap[a].values] if i == len(down) - 1 else [], fontsize=pt,
                       rotation=90)
