@@ -776,7 +776,7 @@ class RowView(collections.abc.Sequence):
     them back from disk each time it is iterated or indexed: re-iterable, `len()`-able, sliceable."""
     def __init__(self,
                  path: str | Path,  # the JSONL store
-                 offsets=()         # each row's byte offset in the file, in the view's order
+                 offsets: collections.abc.Iterable = ()  # each row's byte offset in the file, in the view's order
                 ):
         self.path, self.offsets = Path(path), array.array("q", offsets)
     def __len__(self): return len(self.offsets)
@@ -806,7 +806,7 @@ class RowView(collections.abc.Sequence):
 # %% ../nbs/05_rollout.ipynb #3136bb88
 @patch
 def view(self: RowStore,
-         keys  # the keys of stored rows, in the order the view gives them
+         keys: collections.abc.Iterable  # the keys of stored rows, in the order the view gives them
         ) -> RowView:
     "The rows of `keys` as a `RowView` on this store's file (what is buffered is written first)."
     self.flush()

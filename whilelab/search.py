@@ -21,8 +21,8 @@ from .defaults import StatsOptions
 
 # %% auto #0
 __all__ = ['GRID_ARMS', 'MUTABLE', 'EXPLORING_OWED', 'ARM_MARKERS', 'ARM_LINES', 'clamp_weights', 'update_weights', 'allocate',
-           'batch_counts', 'TemplateWriter', 'Search', 'failed', 'pairs_owed', 'PlayedSituation', 'step', 'run',
-           'pairs_of', 'history_dataset', 'history_title', 'plot_history']
+           'batch_counts', 'TemplateWriter', 'Search', 'failed', 'pairs_owed', 'step', 'run', 'pairs_of',
+           'history_dataset', 'history_title', 'plot_history']
 
 # %% ../nbs/03_search.ipynb #39249040
 def _clip_scaled(w: dict, lo: dict, hi: dict) -> dict:
@@ -443,7 +443,7 @@ def _situations(self: Search, alloc: dict) -> list:
     return self._possible(sits)
 
 # %% ../nbs/03_search.ipynb #e369b04c
-class PlayedSituation(Situation):
+class _PlayedSituation(Situation):
     """A situation the search played into a run folder, kept without its world (the sandbox's records, ~13 KB a
     situation): reading `world` draws it again from the same cell, seed and id, as it was."""
     @property
@@ -461,7 +461,7 @@ class PlayedSituation(Situation):
            s: Situation,          # a situation played against the schema sandbox
            spec: AgentSpec,       # the agent's tools and policy it was drawn for
            options=None           # the sandbox's `WorldOptions` it was drawn with
-          ) -> "PlayedSituation":
+          ) -> "_PlayedSituation":
         kept = {f.name: getattr(s, f.name) for f in dataclasses.fields(s) if f.init and f.name != "world"}
         out = cls(**kept, world=None)
         out.__dict__["_recipe"] = (spec, options)
@@ -473,7 +473,7 @@ def _kept_situations(self: Search, sits: list) -> list:
     """A batch's situations as the search keeps them: without their worlds when its rows stream to a run folder and the
     world is the schema sandbox (drawn again when read), else as they are."""
     if not isinstance(self.rows, RowView) or self.world is not None: return sits
-    return [PlayedSituation.of(s, self.spec, self.options.world) for s in sits]
+    return [_PlayedSituation.of(s, self.spec, self.options.world) for s in sits]
 
 # %% ../nbs/03_search.ipynb #72d2634e
 @patch
