@@ -278,8 +278,10 @@ def _cells_for(self: Search, arm: str, n: int, taken: set) -> list[tuple[dict, s
     if arm in GRID_ARMS:
         done, owed = (lambda c: self.deliveries[canonical_json(c)]), self._owed_cells(taken)
         by_use = lambda ic: (done(ic[1]), ic[0])
-        again = [] if len(owed) >= n else [c for _, c in sorted(enumerate(self.plan_cells), key=by_use)
-                                           if self._allowed(c)]
+        # while a cell still owes a missing pair, a batch plays what is owed and no more: a re-play of a delivered
+        # cell then would only raise the price of full delivery
+        owing = len(owed) >= n or any(self.pairs_owed(c) for c in self.undelivered())
+        again = [] if owing else [c for _, c in sorted(enumerate(self.plan_cells), key=by_use) if self._allowed(c)]
         pool = list({canonical_json(c): c for c in owed + again if canonical_json(c) not in taken}.values())
         picks = pool[:n]; taken.update(map(canonical_json, picks))    # owed first; then the plan, least delivered first
         for c in picks: self.attempts[canonical_json(c)] += 1
