@@ -284,6 +284,7 @@ def _cells_for(self: Search, arm: str, n: int, taken: set) -> list[tuple[dict, s
         again = [] if owing else [c for _, c in sorted(enumerate(self.plan_cells), key=by_use) if self._allowed(c)]
         pool = list({canonical_json(c): c for c in owed + again if canonical_json(c) not in taken}.values())
         picks = pool[:n]; taken.update(map(canonical_json, picks))    # owed first; then the plan, least delivered first
+        self.short[arm] = n - len(picks)
         for c in picks: self.attempts[canonical_json(c)] += 1
         if arm == "structured": return [(c, f"b{b}" if done(c) or b else "", None) for c in picks]
         return self._drafts([self.writer.draft(c, f"{b}-{j}") for j, c in enumerate(picks)])
@@ -431,7 +432,7 @@ def _allocate(self: Search) -> tuple | None:
 @patch
 def _situations(self: Search, alloc: dict) -> list:
     "The batch's situations: `alloc[arm]` cells of each arm, those that deliver a missing pair first."
-    taken, picked, self.flying = set(), {}, set()
+    taken, picked, self.flying, self.short = set(), {}, set(), {}
     for arm in sorted(ARMS, key=lambda a: a in GRID_ARMS):   # explorers first: the grid skips pairs they will deliver
         if alloc.get(arm): picked[arm] = self._cells_for(arm, alloc[arm], taken)
         for c, _, _ in picked.get(arm, []): self.flying |= self.pairs_owed(c)
@@ -581,9 +582,12 @@ def _record(self: Search, why: dict, alloc: dict, before: dict, per_arm: dict, y
             "undeliverable": len(self.undeliverable()), "arms": arms}
 
 def _dropped_note(self: Search, arm: str) -> str:
-    "Why an arm played fewer situations than it drew: cells trying found this world cannot hold."
-    n = getattr(self, "dropped", {}).get(arm, 0)
-    return f"{n} of its cells impossible in this world, not played" if n else ""
+    """Why an arm played fewer situations than it drew: cells trying found this world cannot hold, or (a grid arm) nothing
+    more owed for it while other situations of the batch carry what is."""
+    n, short = getattr(self, "dropped", {}).get(arm, 0), getattr(self, "short", {}).get(arm, 0)
+    why = [f"{n} of its cells impossible in this world, not played"] * bool(n)
+    why += [f"{short} of its situations not played: nothing more owed, and a re-play would raise the price"] * bool(short)
+    return "; ".join(why)
 
 # %% ../nbs/03_search.ipynb #77f3d6ce
 @patch
