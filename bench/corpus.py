@@ -180,7 +180,8 @@ def main(argv=None):
     names = [n for n in a.only.split(",") if n]
     unknown = set(names) - set(WORLDS)
     if unknown: sys.exit(f"--only names {sorted(unknown)}; the corpus has {', '.join(WORLDS)}")
-    budget = lambda n: 96 if n == "mcp-git" else a.budget       # each rollout of a writing server starts its own
+    # each rollout of a writing server starts its own: CI plays 96 of them; a whole run takes tens of minutes here
+    budget = lambda n: 96 if n == "mcp-git" and a.quick else a.budget
     jobs = [(n, s, k, budget(n), a.timeout) for s in range(seeds) for n in names]
     t0 = time.time()
     with ThreadPoolExecutor(a.workers) as ex: rows = list(ex.map(_child, jobs))
