@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_grade.ipynb #31a4d36e
 from __future__ import annotations
-import asyncio, collections, copy, dataclasses, functools, inspect, json, marshal, re, warnings
+import asyncio, collections, contextvars, copy, dataclasses, functools, inspect, json, marshal, re, warnings
 from dataclasses import dataclass, field
 import numpy as np
 from fastcore.basics import patch
@@ -38,6 +38,7 @@ class RuleCtx:
     opts: GradeOptions = field(default_factory=GradeOptions)   # thresholds and phrases the rules use
     def __post_init__(self):
         self.schema = Schema(self.spec.tools)
+        self._ids = {}      # parameter -> whether it carries an id or an email (`_carries_id`), asked once
         self.needs_confirmation = any(re.search(r"\bconfirm", c.text, re.I) and c.kind == "rule" for c in policy_clauses(self.spec.policy))
 
 # %% ../nbs/06_grade.ipynb #7e56e8a8
@@ -50,14 +51,53 @@ def conduct_rule(f: Callable  # a function (row, ctx) -> (passed, reason), named
     return f
 
 # %% ../nbs/06_grade.ipynb #41c6fc99
+class _Read:
+    """What the rules read of one row, from one pass over its messages: the tool calls, the tools' answers, the
+    person's messages; the words the tools said and the last reply on first use. One is kept while a row is graded
+    (`_reading`), so the rules do not each walk the messages again."""
+    def __init__(self, row):
+        self.msgs, self.records = row["messages"], row.get("calls")
+        self.calls, self.answers, self.users = [], [], []   # (index, name, args) of each call; tool and user messages
+        for i, m in enumerate(self.msgs):
+            role = m["role"]
+            if role == "tool": self.answers.append(m)
+            elif role == "user": self.users.append(m)
+            for c in m.get("tool_calls") or (): self.calls.append((i, c["function"]["name"], c["function"]["arguments"]))
+        self.names = {n for _, n, _ in self.calls}
+        self._quoted = self._final = None
+    def of(self, row) -> bool:
+        "Whether this reads `row`: the same messages and call records (a graded copy of a row shares them)."
+        return self.msgs is row["messages"] and self.records is row.get("calls")
+    @property
+    def quoted(self) -> list:
+        if self._quoted is None: self._quoted = _quoted(self.msgs)
+        return self._quoted
+    @property
+    def final_text(self) -> str:
+        if self._final is None:
+            self._final = next((m.get("content") or "" for m in reversed(self.msgs)
+                                if m["role"] == "assistant" and not m.get("tool_calls")), "")
+        return self._final
+
+_READING = contextvars.ContextVar("whilelab_grade_reading", default=None)   # the `_Read` of the row being graded
+
+def _read(row) -> _Read:
+    "`row`'s reading: the one kept while it is graded (`_reading`), else a new one."
+    r = _READING.get()
+    return r if r is not None and r.of(row) else _Read(row)
+
+def _reading(row):
+    """Keep `row`'s reading for the rules checked until `_READING.reset(token)`; the token is None when one is kept
+    for it already (an outer call reads the same row)."""
+    r = _READING.get()
+    return None if r is not None and r.of(row) else _READING.set(_Read(row))
+
 def _calls(row):
     "(index, name, args) of every tool call in the conversation."
-    return [(i, c["function"]["name"], c["function"]["arguments"]) for i, m in enumerate(row["messages"])
-            for c in (m.get("tool_calls") or [])]
+    return _read(row).calls
 
 # %% ../nbs/06_grade.ipynb #2bc4dbd0
-def _final_text(row) -> str:
-    return next((m.get("content") or "" for m in reversed(row["messages"]) if m["role"] == "assistant" and not m.get("tool_calls")), "")
+def _final_text(row) -> str: return _read(row).final_text
 
 # %% ../nbs/06_grade.ipynb #257d11e5
 CONFIRM_RE = re.compile(r"^\W*(yes|yeah|yep|sure|confirm|go ahead|ok)\b", re.I)
@@ -81,6 +121,12 @@ def invalid_arguments(row: dict,    # a rollout row
     return True, "every call's arguments fit its schema"
 
 # %% ../nbs/06_grade.ipynb #12e0de20
+def _carries_id(ctx: RuleCtx, p: str) -> bool:
+    "Whether parameter `p` carries an id or an email, which must come from the person or a tool."
+    v = ctx._ids.get(p)
+    if v is None: v = ctx._ids[p] = bool(ctx.schema.entity_of(p) or "email" in p)
+    return v
+
 @conduct_rule
 def ungrounded_arguments(row: dict,    # a rollout row
                          ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
@@ -90,7 +136,7 @@ def ungrounded_arguments(row: dict,    # a rollout row
         for c in m.get("tool_calls") or []:
             # key order must not decide the verdict (stored rows have sorted keys)
             for p, v in sorted((c["function"]["arguments"] or {}).items()):
-                if not (ctx.schema.entity_of(p) or "email" in p): continue
+                if not _carries_id(ctx, p): continue
                 for x in (v if isinstance(v, list) else [v]):
                     if isinstance(x, (str, int)) and not isinstance(x, bool) and str(x) not in seen:   # integer ids too
                         return False, f"{c['function']['name']}: {p}={x!r} came from neither the person nor a tool result"
@@ -239,7 +285,7 @@ def false_success(row: dict,    # a rollout row
     ok (`DONE_STATUSES`), or a reply after a failed call that states things without saying it failed. None if none."""
     last, order, n = {}, [], 0       # tool -> its last status so far; the tools called so far, in order
     calls, need = row.get("calls") or [], (row.get("cell") or {}).get("tool")
-    quoted = _quoted(row["messages"])     # once per row, not once per reply
+    quoted = _read(row).quoted     # once per row, not once per reply
     for m in row["messages"]:
         if m["role"] == "tool" and n < len(calls):
             last[calls[n]["tool"]] = calls[n]["status"]; order.append(calls[n]["tool"]); n += 1
@@ -315,7 +361,7 @@ def needed_tool_missing(row: dict,    # a rollout row
                        ):
     need = row.get("cell", {}).get("tool")
     if need not in ctx.schema.tools: return True, "the situation names no tool of this agent"
-    called = {n for _, n, _ in _calls(row)}
+    called = _read(row).names
     return (need in called, f"the situation needs {need}, which was never called (called: {sorted(called)})" if need not in called else f"{need} was called")
 
 # %% ../nbs/06_grade.ipynb #52167d77
@@ -347,10 +393,13 @@ def end_state(row: dict,    # a rollout row
 # %% ../nbs/06_grade.ipynb #4f1cde3b
 def _verdicts(registry: dict, names: list | None, row: dict, ctx, word: str) -> list[dict]:
     "Each rule of `registry` named in `names` (default: all) on `row`, as `{rule, <word>, reason}` dicts."
-    out = []
-    for n in (names or registry):
-        ok, why = registry[n](row, ctx)
-        out.append({"rule": n, word: bool(ok), "reason": why})
+    out, token = [], _reading(row)          # every rule reads the one pass over the row's messages
+    try:
+        for n in (names or registry):
+            ok, why = registry[n](row, ctx)
+            out.append({"rule": n, word: bool(ok), "reason": why})
+    finally:
+        if token is not None: _READING.reset(token)
     return out
 
 # %% ../nbs/06_grade.ipynb #05610993
@@ -386,11 +435,11 @@ def goal_facts(row: dict,    # a rollout row
     # an identity lookup confirms who the person is: its ids are the system's, not what they asked to learn
     if ctx.schema.role.get(need, {}).get("kind") != "read":
         return True, f"{need} is not a read: its goal is the end state"
-    answers = [m for m in msgs if m["role"] == "tool"]
+    answers = _read(row).answers
     ok = [i for i, (m, c) in enumerate(zip(answers, calls)) if c["tool"] == need and c["status"] in DONE_STATUSES]
     if not ok: return True, f"{need} never answered ok: there was nothing to tell"
     if row.get("replies_unseen"): return True, f"{need} answered; the agent's replies were not seen"
-    person = " ".join(str(m.get("content") or "") for m in msgs if m["role"] == "user").lower()
+    person = " ".join(str(m.get("content") or "") for m in _read(row).users).lower()
     facts = {x for i in ok for x in _leaves(_json_or(answers[i].get("content"))) if not _says(person, x)}
     if not facts: return True, f"{need} answered only what the person had said: nothing new to tell"
     first = msgs.index(answers[ok[0]])
@@ -730,9 +779,13 @@ def _graded(row, verdicts, floors, label, ctx) -> dict:
     """`row` with its verdicts, markers, reward parts and reward: 0 when floored, `reward_of` its parts when judged,
     None (and why) when neither is possible."""
     row = {k: v for k, v in row.items() if k != "ungraded"}        # graded again: an earlier reason no longer holds
-    out = {**row, "rules": verdicts, "floored_by": floors, "markers": _markers(row, verdicts, ctx.opts.hard_rules),
-           "judge": label and label.as_dict(),
-           "reward_parts": reward_parts(row, ctx, verdicts, label.label if label else None)}
+    token = _reading(row)
+    try:
+        out = {**row, "rules": verdicts, "floored_by": floors, "markers": _markers(row, verdicts, ctx.opts.hard_rules),
+               "judge": label and label.as_dict(),
+               "reward_parts": reward_parts(row, ctx, verdicts, label.label if label else None)}
+    finally:
+        if token is not None: _READING.reset(token)
     if row.get("error"): return {**out, "floored_by": [], "reward": None, "ungraded": f"rollout error: {row['error']}"}
     if floors: return {**out, "reward": 0.0}
     if label.label is None:
@@ -769,14 +822,18 @@ def __call__(self: RowGrader,
              row: dict  # a rollout row
             ) -> dict:
     "`row` graded, as `grade` grades it: a hard-rule breach floors it unjudged, an outage leaves it ungraded."
-    verdicts = check_conduct(row, self.ctx)
-    floors = [] if row.get("error") else hard_floors([{"rules": verdicts}], opts=self.opts)[0]
-    label = None
-    if not floors and not row.get("error"):      # an outage is not the agent's conduct: never judged
-        family = self.family or str(row.get("agent_family") or "")
-        label = dataclasses.replace(self.judge.of_verdicts(verdicts), agent_family=family)
-    out = _graded(row, verdicts, floors, label, self.ctx)
-    return attribute([out], self.situations, self.user_turns, ctxs=self._ctxs)[0] if self.situations else out
+    token = _reading(row)     # conduct, markers, reward parts and the person's rules share one pass over the row
+    try:
+        verdicts = check_conduct(row, self.ctx)
+        floors = [] if row.get("error") else hard_floors([{"rules": verdicts}], opts=self.opts)[0]
+        label = None
+        if not floors and not row.get("error"):      # an outage is not the agent's conduct: never judged
+            family = self.family or str(row.get("agent_family") or "")
+            label = dataclasses.replace(self.judge.of_verdicts(verdicts), agent_family=family)
+        out = _graded(row, verdicts, floors, label, self.ctx)
+        return attribute([out], self.situations, self.user_turns, ctxs=self._ctxs)[0] if self.situations else out
+    finally:
+        if token is not None: _READING.reset(token)
 
 # %% ../nbs/06_grade.ipynb #bcef9576
 def row_grader(spec: AgentSpec,                 # the agent's tools and policy
@@ -965,7 +1022,7 @@ def ended_early(row: dict,      # a rollout row
         return True, "the person did not leave while the agent waited for it"
     last = msgs[-1].get("content") or ""
     if not _asks(last): return True, "the agent had finished when the person left"
-    if sum(m["role"] == "user" for m in msgs) >= ctx.user_turns: return True, "the person used all its turns"
+    if len(_read(row).users) >= ctx.user_turns: return True, "the person used all its turns"
     goal = ctx.situation.goal["tool"]
     if any(c["tool"] == goal and c["status"] in DONE_STATUSES for c in row.get("calls", [])):
         return True, "the goal was met before the person left"
@@ -1001,7 +1058,7 @@ def unanswered(row: dict,      # a rollout row
 def broke_stance(row: dict,      # a rollout row
                  ctx: PersonCtx  # what the person was given (`PersonCtx`)
                 ):
-    stance, said = ctx.situation.cell.get("stance", "cooperative"), [m for m in row["messages"] if m["role"] == "user"]
+    stance, said = ctx.situation.cell.get("stance", "cooperative"), _read(row).users
     pushy = next((p for m in said if (p := _pushy_said(m.get("content") or ""))), None)
     if pushy and stance != "manipulative":
         return False, f"a {stance} person talked the agent out of its checks: {pushy!r}"
