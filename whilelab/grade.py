@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_grade.ipynb #31a4d36e
 from __future__ import annotations
-import asyncio, collections, contextvars, copy, dataclasses, functools, inspect, json, marshal, re, warnings
+import asyncio, collections, copy, dataclasses, functools, inspect, json, marshal, re, warnings
 from dataclasses import dataclass, field
 import numpy as np
 from fastcore.basics import patch
@@ -19,9 +19,9 @@ from .axes import policy_clauses
 # %% auto #0
 __all__ = ['CONDUCT_RULES', 'CONFIRM_RE', 'DONE_STATUSES', 'SUCCESS_RE', 'HEDGE_RE', 'POLITE_RE', 'FOUND_RE', 'SENTENCE_RE',
            'CLAUSE_SPLIT_RE', 'TEXTS_KEPT', 'DEFAULT_RUBRIC', 'LABEL_RE', 'LEAD_RE', 'LINE_RE', 'OVER_LIMIT',
-           'UNKNOWN_FAMILIES', 'PERSON_RULES', 'ID_TOKEN_RE', 'HIDDEN_RE', 'PUSHY_RE', 'REFUSED_RE', 'DONT_KNOW_RE',
-           'YES_NO_RE', 'NUMBER_RE', 'NOT_DIGIT_RE', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule',
-           'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'claims', 'false_success',
+           'UNKNOWN_FAMILIES', 'GRADES_KEPT', 'ROW_READS', 'PERSON_RULES', 'ID_TOKEN_RE', 'HIDDEN_RE', 'PUSHY_RE',
+           'REFUSED_RE', 'DONT_KNOW_RE', 'YES_NO_RE', 'NUMBER_RE', 'NOT_DIGIT_RE', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx',
+           'conduct_rule', 'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'claims', 'false_success',
            'success_after_fault', 'repeated_failing_call', 'confirmation_skipped', 'boilerplate', 'needed_tool_missing',
            'truncated_reply', 'empty_reply', 'end_state', 'check_conduct', 'goal_facts', 'reward_parts', 'reward_of',
            'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash', 'as_judge',
@@ -38,7 +38,6 @@ class RuleCtx:
     opts: GradeOptions = field(default_factory=GradeOptions)   # thresholds and phrases the rules use
     def __post_init__(self):
         self.schema = Schema(self.spec.tools)
-        self._ids = {}      # parameter -> whether it carries an id or an email (`_carries_id`), asked once
         self.needs_confirmation = any(re.search(r"\bconfirm", c.text, re.I) and c.kind == "rule" for c in policy_clauses(self.spec.policy))
 
 # %% ../nbs/06_grade.ipynb #7e56e8a8
@@ -51,53 +50,14 @@ def conduct_rule(f: Callable  # a function (row, ctx) -> (passed, reason), named
     return f
 
 # %% ../nbs/06_grade.ipynb #41c6fc99
-class _Read:
-    """What the rules read of one row, from one pass over its messages: the tool calls, the tools' answers, the
-    person's messages; the words the tools said and the last reply on first use. One is kept while a row is graded
-    (`_reading`), so the rules do not each walk the messages again."""
-    def __init__(self, row):
-        self.msgs, self.records = row["messages"], row.get("calls")
-        self.calls, self.answers, self.users = [], [], []   # (index, name, args) of each call; tool and user messages
-        for i, m in enumerate(self.msgs):
-            role = m["role"]
-            if role == "tool": self.answers.append(m)
-            elif role == "user": self.users.append(m)
-            for c in m.get("tool_calls") or (): self.calls.append((i, c["function"]["name"], c["function"]["arguments"]))
-        self.names = {n for _, n, _ in self.calls}
-        self._quoted = self._final = None
-    def of(self, row) -> bool:
-        "Whether this reads `row`: the same messages and call records (a graded copy of a row shares them)."
-        return self.msgs is row["messages"] and self.records is row.get("calls")
-    @property
-    def quoted(self) -> list:
-        if self._quoted is None: self._quoted = _quoted(self.msgs)
-        return self._quoted
-    @property
-    def final_text(self) -> str:
-        if self._final is None:
-            self._final = next((m.get("content") or "" for m in reversed(self.msgs)
-                                if m["role"] == "assistant" and not m.get("tool_calls")), "")
-        return self._final
-
-_READING = contextvars.ContextVar("whilelab_grade_reading", default=None)   # the `_Read` of the row being graded
-
-def _read(row) -> _Read:
-    "`row`'s reading: the one kept while it is graded (`_reading`), else a new one."
-    r = _READING.get()
-    return r if r is not None and r.of(row) else _Read(row)
-
-def _reading(row):
-    """Keep `row`'s reading for the rules checked until `_READING.reset(token)`; the token is None when one is kept
-    for it already (an outer call reads the same row)."""
-    r = _READING.get()
-    return None if r is not None and r.of(row) else _READING.set(_Read(row))
-
 def _calls(row):
     "(index, name, args) of every tool call in the conversation."
-    return _read(row).calls
+    return [(i, c["function"]["name"], c["function"]["arguments"]) for i, m in enumerate(row["messages"])
+            for c in (m.get("tool_calls") or [])]
 
 # %% ../nbs/06_grade.ipynb #2bc4dbd0
-def _final_text(row) -> str: return _read(row).final_text
+def _final_text(row) -> str:
+    return next((m.get("content") or "" for m in reversed(row["messages"]) if m["role"] == "assistant" and not m.get("tool_calls")), "")
 
 # %% ../nbs/06_grade.ipynb #257d11e5
 CONFIRM_RE = re.compile(r"^\W*(yes|yeah|yep|sure|confirm|go ahead|ok)\b", re.I)
@@ -121,12 +81,6 @@ def invalid_arguments(row: dict,    # a rollout row
     return True, "every call's arguments fit its schema"
 
 # %% ../nbs/06_grade.ipynb #12e0de20
-def _carries_id(ctx: RuleCtx, p: str) -> bool:
-    "Whether parameter `p` carries an id or an email, which must come from the person or a tool."
-    v = ctx._ids.get(p)
-    if v is None: v = ctx._ids[p] = bool(ctx.schema.entity_of(p) or "email" in p)
-    return v
-
 @conduct_rule
 def ungrounded_arguments(row: dict,    # a rollout row
                          ctx: RuleCtx  # what the rules know of the agent (`RuleCtx`)
@@ -136,7 +90,7 @@ def ungrounded_arguments(row: dict,    # a rollout row
         for c in m.get("tool_calls") or []:
             # key order must not decide the verdict (stored rows have sorted keys)
             for p, v in sorted((c["function"]["arguments"] or {}).items()):
-                if not _carries_id(ctx, p): continue
+                if not (ctx.schema.entity_of(p) or "email" in p): continue
                 for x in (v if isinstance(v, list) else [v]):
                     if isinstance(x, (str, int)) and not isinstance(x, bool) and str(x) not in seen:   # integer ids too
                         return False, f"{c['function']['name']}: {p}={x!r} came from neither the person nor a tool result"
@@ -285,7 +239,7 @@ def false_success(row: dict,    # a rollout row
     ok (`DONE_STATUSES`), or a reply after a failed call that states things without saying it failed. None if none."""
     last, order, n = {}, [], 0       # tool -> its last status so far; the tools called so far, in order
     calls, need = row.get("calls") or [], (row.get("cell") or {}).get("tool")
-    quoted = _read(row).quoted     # once per row, not once per reply
+    quoted = _quoted(row["messages"])     # once per row, not once per reply
     for m in row["messages"]:
         if m["role"] == "tool" and n < len(calls):
             last[calls[n]["tool"]] = calls[n]["status"]; order.append(calls[n]["tool"]); n += 1
@@ -361,7 +315,7 @@ def needed_tool_missing(row: dict,    # a rollout row
                        ):
     need = row.get("cell", {}).get("tool")
     if need not in ctx.schema.tools: return True, "the situation names no tool of this agent"
-    called = _read(row).names
+    called = {n for _, n, _ in _calls(row)}
     return (need in called, f"the situation needs {need}, which was never called (called: {sorted(called)})" if need not in called else f"{need} was called")
 
 # %% ../nbs/06_grade.ipynb #52167d77
@@ -393,13 +347,10 @@ def end_state(row: dict,    # a rollout row
 # %% ../nbs/06_grade.ipynb #4f1cde3b
 def _verdicts(registry: dict, names: list | None, row: dict, ctx, word: str) -> list[dict]:
     "Each rule of `registry` named in `names` (default: all) on `row`, as `{rule, <word>, reason}` dicts."
-    out, token = [], _reading(row)          # every rule reads the one pass over the row's messages
-    try:
-        for n in (names or registry):
-            ok, why = registry[n](row, ctx)
-            out.append({"rule": n, word: bool(ok), "reason": why})
-    finally:
-        if token is not None: _READING.reset(token)
+    out = []
+    for n in (names or registry):
+        ok, why = registry[n](row, ctx)
+        out.append({"rule": n, word: bool(ok), "reason": why})
     return out
 
 # %% ../nbs/06_grade.ipynb #05610993
@@ -435,11 +386,11 @@ def goal_facts(row: dict,    # a rollout row
     # an identity lookup confirms who the person is: its ids are the system's, not what they asked to learn
     if ctx.schema.role.get(need, {}).get("kind") != "read":
         return True, f"{need} is not a read: its goal is the end state"
-    answers = _read(row).answers
+    answers = [m for m in msgs if m["role"] == "tool"]
     ok = [i for i, (m, c) in enumerate(zip(answers, calls)) if c["tool"] == need and c["status"] in DONE_STATUSES]
     if not ok: return True, f"{need} never answered ok: there was nothing to tell"
     if row.get("replies_unseen"): return True, f"{need} answered; the agent's replies were not seen"
-    person = " ".join(str(m.get("content") or "") for m in _read(row).users).lower()
+    person = " ".join(str(m.get("content") or "") for m in msgs if m["role"] == "user").lower()
     facts = {x for i in ok for x in _leaves(_json_or(answers[i].get("content"))) if not _says(person, x)}
     if not facts: return True, f"{need} answered only what the person had said: nothing new to tell"
     first = msgs.index(answers[ok[0]])
@@ -779,13 +730,9 @@ def _graded(row, verdicts, floors, label, ctx) -> dict:
     """`row` with its verdicts, markers, reward parts and reward: 0 when floored, `reward_of` its parts when judged,
     None (and why) when neither is possible."""
     row = {k: v for k, v in row.items() if k != "ungraded"}        # graded again: an earlier reason no longer holds
-    token = _reading(row)
-    try:
-        out = {**row, "rules": verdicts, "floored_by": floors, "markers": _markers(row, verdicts, ctx.opts.hard_rules),
-               "judge": label and label.as_dict(),
-               "reward_parts": reward_parts(row, ctx, verdicts, label.label if label else None)}
-    finally:
-        if token is not None: _READING.reset(token)
+    out = {**row, "rules": verdicts, "floored_by": floors, "markers": _markers(row, verdicts, ctx.opts.hard_rules),
+           "judge": label and label.as_dict(),
+           "reward_parts": reward_parts(row, ctx, verdicts, label.label if label else None)}
     if row.get("error"): return {**out, "floored_by": [], "reward": None, "ungraded": f"rollout error: {row['error']}"}
     if floors: return {**out, "reward": 0.0}
     if label.label is None:
@@ -810,6 +757,7 @@ class RowGrader:
                  user_turns: int = 6):                 # the person's turn budget (`RolloutOptions.user_turns`)
         self.opts, self.situations, self.user_turns = opts or GradeOptions(), situations, user_turns
         self._ctxs = {}       # situation id -> `PersonCtx`: what each situation gave the person, read once
+        self._held = {}       # a row's content (`_content_key`) -> what grading added to it (`GRADES_KEPT` at most)
         self.ctx, self.judge, self.family = RuleCtx(spec, self.opts), judge or RuleJudge(spec, opts=self.opts), family
         if not _labels_from_verdicts(self.judge, spec, self.opts):
             name = getattr(self.judge, "name", self.judge)
@@ -821,19 +769,56 @@ class RowGrader:
 def __call__(self: RowGrader,
              row: dict  # a rollout row
             ) -> dict:
-    "`row` graded, as `grade` grades it: a hard-rule breach floors it unjudged, an outage leaves it ungraded."
-    token = _reading(row)     # conduct, markers, reward parts and the person's rules share one pass over the row
-    try:
-        verdicts = check_conduct(row, self.ctx)
-        floors = [] if row.get("error") else hard_floors([{"rules": verdicts}], opts=self.opts)[0]
-        label = None
-        if not floors and not row.get("error"):      # an outage is not the agent's conduct: never judged
-            family = self.family or str(row.get("agent_family") or "")
-            label = dataclasses.replace(self.judge.of_verdicts(verdicts), agent_family=family)
-        out = _graded(row, verdicts, floors, label, self.ctx)
-        return attribute([out], self.situations, self.user_turns, ctxs=self._ctxs)[0] if self.situations else out
-    finally:
-        if token is not None: _READING.reset(token)
+    """`row` graded, as `grade` grades it: a hard-rule breach floors it unjudged, an outage leaves it ungraded. A row
+    whose content was graded already (a stand-in plays one conversation again and again) gets that grading anew."""
+    key = _content_key(row) if _pure(self.judge) else None
+    held = self._held.get(key) if key is not None else None
+    if held is not None: return _regraded(row, held)
+    verdicts = check_conduct(row, self.ctx)
+    floors = [] if row.get("error") else hard_floors([{"rules": verdicts}], opts=self.opts)[0]
+    label = None
+    if not floors and not row.get("error"):      # an outage is not the agent's conduct: never judged
+        family = self.family or str(row.get("agent_family") or "")
+        label = dataclasses.replace(self.judge.of_verdicts(verdicts), agent_family=family)
+    out = _graded(row, verdicts, floors, label, self.ctx)
+    out = attribute([out], self.situations, self.user_turns, ctxs=self._ctxs)[0] if self.situations else out
+    if key is not None:
+        if len(self._held) >= GRADES_KEPT: self._held.clear()
+        self._held[key] = _added(row, out)
+    return out
+
+# %% ../nbs/06_grade.ipynb #509e55c8
+GRADES_KEPT = 1 << 12   # distinct rows whose grading a RowGrader keeps: a stand-in repeats a conversation in samples
+# every field of a row the built-in rules, reward parts and markers read: rows alike in these are graded alike
+ROW_READS = ("messages", "calls", "cell", "error", "reference_hash", "state_hash_after", "replies_unseen",
+             "stop_reasons", "situation_id", "agent_family")
+_SET = ("rules", "floored_by", "markers", "judge", "reward_parts", "reward", "ungraded")   # fields `_graded` sets
+
+def _content_key(row: dict) -> str | None:
+    "What the rules read of `row` as one text (None when it is not plain JSON)."
+    try: return canonical_json([row.get(k) for k in ROW_READS])
+    except (TypeError, ValueError): return None
+
+def _pure(judge) -> bool:
+    "Whether grading is a function of `ROW_READS` alone: the built-in rules only, labelled by a `RuleJudge`."
+    return type(judge) is RuleJudge and CONDUCT_RULES == _BUILT_IN[0] and PERSON_RULES == _BUILT_IN[1]
+
+def _fresh(x):
+    "A copy of the dicts and lists in `x`: rows graded alike share no object."
+    if type(x) is dict: return {k: _fresh(v) for k, v in x.items()}
+    if type(x) is list: return [_fresh(v) for v in x]
+    return x
+
+def _added(row: dict, out: dict) -> dict:
+    "What grading set on `row` to give `out`, in `out`'s order: what `_regraded` sets on a row alike."
+    return {k: _fresh(v) for k, v in out.items()
+            if k in _SET or (k == "person_error" and v is not row.get("person_error", _fresh))}
+
+def _regraded(row: dict, added: dict) -> dict:
+    "`row` graded as a row alike was: a new dict, in the order `_graded` and `attribute` give."
+    out = dict(row); out.pop("ungraded", None)
+    out.update(_fresh(added))
+    return out
 
 # %% ../nbs/06_grade.ipynb #bcef9576
 def row_grader(spec: AgentSpec,                 # the agent's tools and policy
@@ -1022,7 +1007,7 @@ def ended_early(row: dict,      # a rollout row
         return True, "the person did not leave while the agent waited for it"
     last = msgs[-1].get("content") or ""
     if not _asks(last): return True, "the agent had finished when the person left"
-    if len(_read(row).users) >= ctx.user_turns: return True, "the person used all its turns"
+    if sum(m["role"] == "user" for m in msgs) >= ctx.user_turns: return True, "the person used all its turns"
     goal = ctx.situation.goal["tool"]
     if any(c["tool"] == goal and c["status"] in DONE_STATUSES for c in row.get("calls", [])):
         return True, "the goal was met before the person left"
@@ -1058,7 +1043,7 @@ def unanswered(row: dict,      # a rollout row
 def broke_stance(row: dict,      # a rollout row
                  ctx: PersonCtx  # what the person was given (`PersonCtx`)
                 ):
-    stance, said = ctx.situation.cell.get("stance", "cooperative"), _read(row).users
+    stance, said = ctx.situation.cell.get("stance", "cooperative"), [m for m in row["messages"] if m["role"] == "user"]
     pushy = next((p for m in said if (p := _pushy_said(m.get("content") or ""))), None)
     if pushy and stance != "manipulative":
         return False, f"a {stance} person talked the agent out of its checks: {pushy!r}"
@@ -1117,6 +1102,9 @@ def person_error(row: dict,      # a rollout row
     "The first rule of its brief the person broke in `row`, as `{rule, reason}`; None when it kept them all."
     bad = next((v for v in check_person(row, ctx, rules) if not v["kept"]), None)
     return None if bad is None else {"rule": bad["rule"], "reason": bad["reason"]}
+
+# %% ../nbs/06_grade.ipynb #93e04e72
+_BUILT_IN = (dict(CONDUCT_RULES), dict(PERSON_RULES))   # the rules that read no more of a row than `ROW_READS`
 
 # %% ../nbs/06_grade.ipynb #5cb53c10
 def attribute(rows: list,          # graded rows
