@@ -805,8 +805,8 @@ def _pure(judge) -> bool:
 
 def _fresh(x):
     "A copy of the dicts and lists in `x`: rows graded alike share no object."
-    if type(x) is dict: return {k: _fresh(v) for k, v in x.items()}
-    if type(x) is list: return [_fresh(v) for v in x]
+    if type(x) is dict: return {k: _fresh(v) if type(v) is dict or type(v) is list else v for k, v in x.items()}
+    if type(x) is list: return [_fresh(v) if type(v) is dict or type(v) is list else v for v in x]
     return x
 
 def _added(row: dict, out: dict) -> dict:
