@@ -801,7 +801,8 @@ def _content_key(row: dict) -> str | None:
 
 def _pure(judge) -> bool:
     "Whether grading is a function of `ROW_READS` alone: the built-in rules only, labelled by a `RuleJudge`."
-    return type(judge) is RuleJudge and CONDUCT_RULES == _BUILT_IN[0] and PERSON_RULES == _BUILT_IN[1]
+    built = globals().get("_BUILT_IN")     # set once every built-in rule is registered (none is kept before)
+    return type(judge) is RuleJudge and built is not None and CONDUCT_RULES == built[0] and PERSON_RULES == built[1]
 
 def _fresh(x):
     "A copy of the dicts and lists in `x`: rows graded alike share no object."
