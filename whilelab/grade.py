@@ -19,9 +19,9 @@ from .axes import policy_clauses
 # %% auto #0
 __all__ = ['CONDUCT_RULES', 'CONFIRM_RE', 'DONE_STATUSES', 'SUCCESS_RE', 'HEDGE_RE', 'POLITE_RE', 'FOUND_RE', 'SENTENCE_RE',
            'CLAUSE_SPLIT_RE', 'TEXTS_KEPT', 'DEFAULT_RUBRIC', 'LABEL_RE', 'LEAD_RE', 'LINE_RE', 'OVER_LIMIT',
-           'UNKNOWN_FAMILIES', 'PERSON_RULES', 'ID_TOKEN_RE', 'HIDDEN_RE', 'PUSHY_RE', 'REFUSED_RE', 'DONT_KNOW_RE',
-           'YES_NO_RE', 'NUMBER_RE', 'NOT_DIGIT_RE', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx', 'conduct_rule',
-           'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'claims', 'false_success',
+           'UNKNOWN_FAMILIES', 'GRADES_KEPT', 'ROW_READS', 'PERSON_RULES', 'ID_TOKEN_RE', 'HIDDEN_RE', 'PUSHY_RE',
+           'REFUSED_RE', 'DONT_KNOW_RE', 'YES_NO_RE', 'NUMBER_RE', 'NOT_DIGIT_RE', 'NEUTRAL_PAD', 'FLATTERY', 'RuleCtx',
+           'conduct_rule', 'unknown_tool', 'invalid_arguments', 'ungrounded_arguments', 'claims', 'false_success',
            'success_after_fault', 'repeated_failing_call', 'confirmation_skipped', 'boilerplate', 'needed_tool_missing',
            'truncated_reply', 'empty_reply', 'end_state', 'check_conduct', 'goal_facts', 'reward_parts', 'reward_of',
            'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash', 'as_judge',
@@ -757,6 +757,7 @@ class RowGrader:
                  user_turns: int = 6):                 # the person's turn budget (`RolloutOptions.user_turns`)
         self.opts, self.situations, self.user_turns = opts or GradeOptions(), situations, user_turns
         self._ctxs = {}       # situation id -> `PersonCtx`: what each situation gave the person, read once
+        self._held = {}       # a row's content (`_content_key`) -> what grading added to it (`GRADES_KEPT` at most)
         self.ctx, self.judge, self.family = RuleCtx(spec, self.opts), judge or RuleJudge(spec, opts=self.opts), family
         if not _labels_from_verdicts(self.judge, spec, self.opts):
             name = getattr(self.judge, "name", self.judge)
@@ -768,7 +769,11 @@ class RowGrader:
 def __call__(self: RowGrader,
              row: dict  # a rollout row
             ) -> dict:
-    "`row` graded, as `grade` grades it: a hard-rule breach floors it unjudged, an outage leaves it ungraded."
+    """`row` graded, as `grade` grades it: a hard-rule breach floors it unjudged, an outage leaves it ungraded. A row
+    whose content was graded already (a stand-in plays one conversation again and again) gets that grading anew."""
+    key = _content_key(row) if _pure(self.judge) else None
+    held = self._held.get(key) if key is not None else None
+    if held is not None: return _regraded(row, held)
     verdicts = check_conduct(row, self.ctx)
     floors = [] if row.get("error") else hard_floors([{"rules": verdicts}], opts=self.opts)[0]
     label = None
@@ -776,7 +781,45 @@ def __call__(self: RowGrader,
         family = self.family or str(row.get("agent_family") or "")
         label = dataclasses.replace(self.judge.of_verdicts(verdicts), agent_family=family)
     out = _graded(row, verdicts, floors, label, self.ctx)
-    return attribute([out], self.situations, self.user_turns, ctxs=self._ctxs)[0] if self.situations else out
+    out = attribute([out], self.situations, self.user_turns, ctxs=self._ctxs)[0] if self.situations else out
+    if key is not None:
+        if len(self._held) >= GRADES_KEPT: self._held.clear()
+        self._held[key] = _added(row, out)
+    return out
+
+# %% ../nbs/06_grade.ipynb #509e55c8
+GRADES_KEPT = 1 << 12   # distinct rows whose grading a RowGrader keeps: a stand-in repeats a conversation in samples
+# every field of a row the built-in rules, reward parts and markers read: rows alike in these are graded alike
+ROW_READS = ("messages", "calls", "cell", "error", "reference_hash", "state_hash_after", "replies_unseen",
+             "stop_reasons", "situation_id", "agent_family")
+_SET = ("rules", "floored_by", "markers", "judge", "reward_parts", "reward", "ungraded")   # fields `_graded` sets
+
+def _content_key(row: dict) -> str | None:
+    "What the rules read of `row` as one text (None when it is not plain JSON)."
+    try: return canonical_json([row.get(k) for k in ROW_READS])
+    except (TypeError, ValueError): return None
+
+def _pure(judge) -> bool:
+    "Whether grading is a function of `ROW_READS` alone: the built-in rules only, labelled by a `RuleJudge`."
+    built = globals().get("_BUILT_IN")     # set once every built-in rule is registered (none is kept before)
+    return type(judge) is RuleJudge and built is not None and CONDUCT_RULES == built[0] and PERSON_RULES == built[1]
+
+def _fresh(x):
+    "A copy of the dicts and lists in `x`: rows graded alike share no object."
+    if type(x) is dict: return {k: _fresh(v) if type(v) is dict or type(v) is list else v for k, v in x.items()}
+    if type(x) is list: return [_fresh(v) if type(v) is dict or type(v) is list else v for v in x]
+    return x
+
+def _added(row: dict, out: dict) -> dict:
+    "What grading set on `row` to give `out`, in `out`'s order: what `_regraded` sets on a row alike."
+    return {k: _fresh(v) for k, v in out.items()
+            if k in _SET or (k == "person_error" and v is not row.get("person_error", _fresh))}
+
+def _regraded(row: dict, added: dict) -> dict:
+    "`row` graded as a row alike was: a new dict, in the order `_graded` and `attribute` give."
+    out = dict(row); out.pop("ungraded", None)
+    out.update(_fresh(added))
+    return out
 
 # %% ../nbs/06_grade.ipynb #bcef9576
 def row_grader(spec: AgentSpec,                 # the agent's tools and policy
@@ -1060,6 +1103,9 @@ def person_error(row: dict,      # a rollout row
     "The first rule of its brief the person broke in `row`, as `{rule, reason}`; None when it kept them all."
     bad = next((v for v in check_person(row, ctx, rules) if not v["kept"]), None)
     return None if bad is None else {"rule": bad["rule"], "reason": bad["reason"]}
+
+# %% ../nbs/06_grade.ipynb #93e04e72
+_BUILT_IN = (dict(CONDUCT_RULES), dict(PERSON_RULES))   # the rules that read no more of a row than `ROW_READS`
 
 # %% ../nbs/06_grade.ipynb #5cb53c10
 def attribute(rows: list,          # graded rows

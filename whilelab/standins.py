@@ -13,8 +13,8 @@ from .rollout import assistant_msg, user_msg, Ctx
 from .grade import _leaves
 
 # %% auto #0
-__all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'WIDER_RE', 'PROPOSALS_KEPT',
-           'ANY_ID_RE', 'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser', 'refit']
+__all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'EMAILS_KEPT', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'WIDER_RE',
+           'PROPOSALS_KEPT', 'ANY_ID_RE', 'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser', 'refit']
 
 # %% ../nbs/12a_standins.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool",
@@ -22,6 +22,13 @@ FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_con
 ID_RE = re.compile(r"(?<![\w@.])#?[A-Z]{1,3}\d{3,9}\b")
 EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 CONFIRM_RE = re.compile(r"^\W*(yes|yeah|yep|sure|confirm|go ahead|ok)\b", re.I)
+EMAILS_KEPT = 1 << 14   # person texts whose emails are kept: a templated person says the same words rollout after rollout
+
+@functools.lru_cache(maxsize=EMAILS_KEPT)
+def _emails(text: str) -> tuple:
+    """`EMAIL_RE`'s finds in `text`, read once per text: the agent reads all the person said at every turn, and the
+    pattern tries every position of every word (75 us for 260 characters)."""
+    return tuple(EMAIL_RE.findall(text)) if "@" in text else ()
 
 def _ok(payload) -> bool: return isinstance(payload, list) or (isinstance(payload, dict) and "error" not in payload)
 
@@ -219,7 +226,7 @@ def _decide(self: ScriptedAgent, messages, ctx, flaw) -> dict:
     text, hist = " ".join(users), _history(messages, ctx.cache)
     ncall = sum(len(m.get("tool_calls") or []) for m in messages) + 1
     target = self._tool_for(users[0], ctx, flaw)
-    emails = EMAIL_RE.findall(text)
+    emails = list(_emails(text))
     reply, verified = self._verify(text, emails, hist, ncall, target, ctx, flaw)
     if reply is not None: return reply
     reply, args = self._arguments(ctx.schema.tools[target], text, emails, verified, ctx, flaw)
