@@ -5,7 +5,7 @@ Run from the project root: `python bench/search_speed.py [--rounds 3] [--base /t
 each measurement a fresh child process run from an empty folder with PYTHONPATH at that version's code, and its CPU
 seconds (`time.process_time`, imports outside the clock) are the simulate call's own. Workloads, all offline, k=4:
 
-* search to ~10k rollouts (n=2 phrasings, budget 10,000, patience high so saturation does not end it early);
+* search to ~10k rollouts (n=2 phrasings, budget 10,000; patience high and the price stop off, so the budget ends it);
 * the plan played once at ~10k rollouts (no search; n chosen so cells x n x 4 is just under 10k);
 
 on the built-in example (shopfront), on bench/orders_spec.py (five order tools written as typed Python functions
@@ -40,7 +40,11 @@ class Shy:
         return {"role": "assistant", "content": "I cannot do that here."} if "cancel_order" in names else m
 kw = {} if work == "example" else {"tools": orders_spec.TOOLS, "policy": orders_spec.POLICY}
 agent = Shy() if work == "orders-shy" else None
-search = SearchOptions(budget=int(sys.argv[5]), patience=10**6) if mode == "search" else None
+import dataclasses
+# the budget ends the search: no saturation, no price stop (3cae96e's SearchOptions has no price stop to switch off)
+off = {"patience": 10**6, "min_new_per_1k": 0.0, "explore_price": 1e9}
+has = {f.name for f in dataclasses.fields(SearchOptions)}
+search = SearchOptions(budget=int(sys.argv[5]), **{k: v for k, v in off.items() if k in has}) if mode == "search" else None
 opts = SimOptions(n_phrasings=n, k_samples=4, search=search)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")      # a shy agent's search says it fell short: expected here
