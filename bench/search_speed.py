@@ -44,7 +44,8 @@ import dataclasses
 # the budget ends the search: no saturation, no price stop (3cae96e's SearchOptions has no price stop to switch off)
 off = {"patience": 10**6, "min_new_per_1k": 0.0, "explore_price": 1e9}
 has = {f.name for f in dataclasses.fields(SearchOptions)}
-search = SearchOptions(budget=int(sys.argv[5]), **{k: v for k, v in off.items() if k in has}) if mode == "search" else None
+search = (SearchOptions(budget=int(sys.argv[5]), **{k: v for k, v in off.items() if k in has})
+          if mode == "search" else None)
 opts = SimOptions(n_phrasings=n, k_samples=4, search=search)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")      # a shy agent's search says it fell short: expected here

@@ -271,3 +271,18 @@ def test_a_kept_context_per_situation_gives_the_rows_a_fresh_one_gives():
     assert any(r.get("person_error") for r in kept)                 # the planted faults are found through it
     assert set(held) == {r["situation_id"] for r in rows if r.get("reward") is not None}
     assert all(c.situation is next(s for s in sim.situations if s.id == i) for i, c in held.items())
+
+
+def test_a_person_naming_planned_faults_is_told_of_the_first_planned_in_every_process():
+    "The reason names the first fault in the plan's order, not a set's (which changes with PYTHONHASHSEED)."
+    import os, subprocess, sys
+    code = ("from types import SimpleNamespace\n"
+            "from whilelab.grade import revealed_hidden, PersonCtx\n"
+            "planned = [{'fault': 'timeout'}, {'fault': 'rate_limited'}, {'fault': 'stale'}]\n"
+            "sit = SimpleNamespace(id='s0', faults=planned)\n"
+            "said = 'Last time it said stale, then rate_limited, then timeout.'\n"
+            "row = {'messages': [{'role': 'user', 'content': said}]}\n"
+            "print(revealed_hidden(row, PersonCtx(sit))[1])")
+    said = {subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONHASHSEED": str(h)},
+                           capture_output=True, text=True, check=True).stdout for h in range(6)}
+    assert said == {"message 0: the person said what only the test knows (the planned fault 'timeout')\n"}, said

@@ -1065,7 +1065,7 @@ def revealed_hidden(row: dict,      # a rollout row
                     ctx: PersonCtx  # what the person was given (`PersonCtx`)
                    ):
     sit, heard = ctx.situation, ""
-    faults = {f["fault"] for f in sit.faults}
+    faults = list(dict.fromkeys(f["fault"] for f in sit.faults))   # in the planned order: one reason in every process
     for i, m in enumerate(row["messages"]):
         text = str(m.get("content") or "")
         if m["role"] == "user":
