@@ -183,7 +183,9 @@ def gated():      # batches 1-3 wait, once begun, for the test to say go: it see
     if n < 3:
         pathlib.Path(f"at{n}.json").write_text(json.dumps({"batch": n, "weights": search.weights}))
         while not pathlib.Path(f"go{n}.json").exists(): time.sleep(0.1)
-    return play()
+    rec = play()
+    if search.stopped: pathlib.Path("done.json").write_text(json.dumps({"batches": len(search.history)}))
+    return rec
 search.step = gated
 panel = SearchPanel(search)
 pathlib.Path("ready.json").write_text(json.dumps({"weights": search.weights}))
@@ -256,7 +258,8 @@ def test_the_panel_never_disagrees_with_itself(tmp_path):
             (root / f"go{n}.json").write_text("{}")
             if n == 1: wait_file(root / "at2.json")
         page.locator(".widget-html", has_text="stopped (budget)").first.wait_for(timeout=120_000)
-        assert _agree(page) == 5 and page.evaluate(BROKEN) == 0
+        played = wait_file(root / "done.json")["batches"]    # a batch near full delivery plays only what is owed
+        assert played > 3 and _agree(page) == played and page.evaluate(BROKEN) == 0
         assert step.is_disabled() and run.is_disabled()              # nothing left to play
         page.screenshot(path=str(root / "done.png"), full_page=True)
 
