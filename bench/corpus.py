@@ -19,7 +19,8 @@ writes (`mcp-server-git` on a repository of its own). For each it prints:
 * CPU ms per rollout: the child process's CPU time of `simulate` / rollouts (imports and world building outside).
 
 `--check` compares with the checked-in baseline (`bench/corpus_baseline.json`, at the same --k and --seeds) and exits 1
-when a figure drops beyond its tolerance; `--write` writes the baseline. CI runs `--quick --check` (k=2, seed 0).
+when a figure drops beyond its tolerance; `--write` writes the figures of the worlds it ran into the baseline (the
+others' stay). CI runs `--quick --check` (k=2, seed 0).
 
     python bench/corpus.py [--only a,b] [--seeds 1] [--k 4] [--quick] [--workers 2] [--check | --write]
 """
@@ -59,8 +60,8 @@ def build(name: str, tmp: str) -> dict:
                     policy="- Tell the person the time in the zone they ask for.\n- Convert times only between "
                            "zones the person names.\n- If the tool fails, say so.")
     repo = gitrepo.make_repo(Path(tmp) / "choir")
-    # the path the server serves is a fact no schema can guess: a user passes it, as the CLI's --fact does
-    return dict(world=MCPWorld(sys.executable, gitrepo.server_args(repo), writes=True, facts={"repo_path": [str(repo)]}),
+    # its path, branches and files are facts no schema can guess: a user passes them, as the CLI's --fact does
+    return dict(world=MCPWorld(sys.executable, gitrepo.server_args(repo), writes=True, facts=gitrepo.facts(repo)),
                 policy=gitrepo.POLICY)
 
 
@@ -194,7 +195,10 @@ def main(argv=None):
               for w in ("exists", "ineligible", "missing")))
     path = HERE / f"corpus_baseline{'_quick' if a.quick else ''}.json"
     if a.write:
-        path.write_text(json.dumps({f"{r['world']}/{r['seed']}": r for r in ok}, indent=1, sort_keys=True) + "\n")
+        kept = json.loads(path.read_text()) if path.exists() else {}   # the worlds --only left out keep their figures
+        kept = {key: v for key, v in kept.items() if key.split("/")[0] in WORLDS}
+        path.write_text(json.dumps({**kept, **{f"{r['world']}/{r['seed']}": r for r in ok}}, indent=1, sort_keys=True)
+                        + "\n")
         print(f"wrote {path.name}")
     if a.check:
         bad = compare(rows, json.loads(path.read_text()))

@@ -184,3 +184,29 @@ def test_a_person_the_world_lacks_says_the_phone_they_look_up_by():
     said = run_sync(TemplateUser().respond([user_msg("I want to find donor."),
                                             assistant_msg("Before I can help, what is your phone?")], ctx))
     assert phone in said["content"], (phone, said)
+
+# A bell tower's band: the methods it knows are a list, not a table of records, so no record is there to choose.
+def ring_method(db, method: Annotated[str, Field(description="the method to ring, by name")]) -> dict:
+    "Ring a method the band knows."
+    if method not in db["known"]: raise KeyError(f"the band does not know {method!r}")
+    return {"ringing": method}
+
+def tower(facts=None):
+    return FunctionWorld([ring_method], {"known": ["Grandsire Triples", "Plain Bob Minor"]}, facts=facts, name="tower")
+
+def test_a_world_with_no_records_tries_exists_too_and_names_the_fix():
+    w = tower(); spec = _spec_of(None, "- Ring only methods the band knows.", w)
+    s = situation_from_cell({"tool": "ring_method", "world": "exists", "condition": "ok"}, spec, seed=0, world=w)
+    assert "impossible" in s.realized, s.realized           # a made-up method name: your code answers not found
+    assert "not_found" in s.realized["impossible"] and "facts={'method'" in s.realized["impossible"]
+
+def test_the_values_facts_name_are_tried_until_the_world_answers_as_the_cell_says():
+    known = ["Grandsire Triples", "Plain Bob Minor"]
+    for facts in (["Stedman Caters", "Plain Bob Minor"], known):    # every value named may be one the band knows
+        w = tower({"method": facts}); spec = _spec_of(None, "- Ring known methods.", w)
+        for seed in range(4):
+            ok = situation_from_cell({"tool": "ring_method", "world": "exists", "condition": "ok"}, spec, seed=seed, world=w)
+            gone = situation_from_cell({"tool": "ring_method", "world": "missing", "condition": "ok"}, spec, seed=seed,
+                                       world=w)
+            assert ok.realized is None and ok.goal["details"]["method"] in known, (facts, seed, ok.realized, ok.goal)
+            assert gone.realized is None and gone.goal["details"]["method"] not in known, (facts, seed, gone.goal)

@@ -4,7 +4,8 @@
 
 # %% ../nbs/05_rollout.ipynb #c5858f5e
 from __future__ import annotations
-import array, asyncio, collections, contextlib, copy, datetime as dt, inspect, json, re, time, typing, warnings, weakref
+import array, asyncio, collections, contextlib, copy, datetime as dt, inspect, itertools, json, re, time, typing
+import warnings, weakref
 from fastcore.basics import patch
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -215,15 +216,40 @@ def _realize(base: Sandbox, world, want: str, t: Tool, role: dict, facts: dict, 
     return box, know, details, ready(box), {"impossible": why, "tries": len(cands)}
 
 # %% ../nbs/05_rollout.ipynb #e04db810
-def _holds_as_arranged(plays, want: str, tool: str, args: dict) -> dict | None:
-    """None where the world (the sandbox alone, or a world with no tables to choose a record from) answers the planned
-    call as `want` needs (refused, or not found); else why the cell is impossible: a read is never refused, a record with
-    no status the tool needs is never ineligible, a tool that creates its record (or a clock) finds nothing missing."""
-    kind = _probe(plays, tool, args)
-    if kind in HOLDS[want]: return None
-    who = "the sandbox" if isinstance(plays, Sandbox) else "your world"
-    return {"impossible": f"{who} answers {tool} {kind or 'nothing'} for a record arranged '{want}': none of its "
-                          f"records can be {want} for this tool", "tries": 1}
+def _holds_as_arranged(plays, want: str, t: Tool, args: dict, facts: dict, made_up: dict, tries: int,
+                       probes: dict) -> tuple[dict, dict | None]:
+    """(the call's arguments, None) where the world (the sandbox alone, or a world with no tables to choose a record
+    from) answers the planned call as `want` needs: with the values the person gives, else (for a record not there or
+    refused) with one of `made_up` in place of a value `facts` names, else with another choice of the values `facts`
+    names for the tool's parameters; else (the person's values, why the cell is impossible)."""
+    given = [p for p in t.required if p in facts]
+    # the most specific value first: a path or an account usually comes before what is asked of it
+    invented = [{**args, p: made_up[p]} for p in reversed(given) if p in made_up] if want != "exists" else []
+    named = ({**args, **dict(zip(given, vs))} for vs in itertools.product(*(_listed(facts[p]) for p in given)))
+    choices = [args] + [a for a in [*invented, *itertools.islice(named, tries)] if a != args]
+    # `probes`: your world's answers, cached on it by its state (a server that writes starts one for each try)
+    state = None if isinstance(plays, Sandbox) else getattr(plays, "state_hash", lambda: None)()
+    seen = collections.Counter()
+    for a in choices[:tries]:
+        key = stable_hash("as arranged", t.name, a, state, n=16)
+        kind = probes[key] if key in probes else _probe(plays, t.name, a)
+        if not isinstance(plays, Sandbox): probes[key] = kind
+        if kind in HOLDS[want]: return a, None
+        seen[kind or "nothing"] += 1
+    return args, {"impossible": _why_impossible(plays, want, t, seen, facts), "tries": sum(seen.values())}
+
+# %% ../nbs/05_rollout.ipynb #e36d0036
+def _why_impossible(plays, want: str, t: Tool, seen: collections.Counter, facts: dict) -> str:
+    "Why no try held `want`: what the world answered, and where values the person makes up could be the cause, the fix."
+    said = ", ".join(f"{k} {n}x" for k, n in sorted(seen.items()))
+    if isinstance(plays, Sandbox):     # a read is never refused, a create finds nothing missing, ...
+        return (f"the sandbox answers {t.name} {said} for a record arranged '{want}': none of its records can be "
+                f"{want} for this tool")
+    free = [p for p in t.required if p not in facts and not p.endswith("_id")]
+    fix = (f". If it is the values the person makes up for {free}, name ones it accepts: "
+           f"facts={{{free[0]!r}: [...]}}" if want == "exists" and free else "")
+    return f"your world answers {t.name} {said} for the values the person gives, where '{want}' needs " \
+           f"{KIND_OF_WORLD[want]}{fix}"
 
 # %% ../nbs/05_rollout.ipynb #993f7990
 def situation_from_cell(cell: dict,                       # a plan cell: axis -> value
@@ -256,8 +282,14 @@ def situation_from_cell(cell: dict,                       # a plan cell: axis ->
         plays = None if world is None else world.for_situation(box) if hasattr(world, "for_situation") else world.fork()
     cond = cell.get("condition", "ok")
     args = {**{p: know[p] for p in t.required if p in know}, **details}
-    if want in box.options.sandbox_tries and not records:     # no records to choose from: the one arranged is tried
-        realized = _holds_as_arranged(box if plays is None else plays, want, t.name, args)
+    # no records to choose from: the one arranged is tried (by the sandbox alone where it could fail; by your world)
+    if not records and (want in box.options.sandbox_tries or (want in KIND_OF_WORLD and plays is not None)):
+        probes = world.__dict__.setdefault("_whilelab_probes", {}) if world is not None else {}
+        made_up = {p: _synth(p, t.params[p], rng_for(seed, "made up", sid, p), box.options, t.input_schema)
+                   for p in t.required if p in facts and want != "exists"}     # a value the person invents
+        args, realized = _holds_as_arranged(box if plays is None else plays, want, t, args, facts, made_up,
+                                            box.options.realize_tries, probes)
+        details = {p: args[p] for p in details}
     reference = _reference(box if plays is None else plays, t, role, args, cond, box.options.stop_faults)
     faults = [] if cond in (None, "ok") else [{"tool": tool, "fault": cond}]
     return Situation(sid, dict(cell), arm, seed, know, {"tool": tool, "details": details, "kind": role["kind"]},

@@ -65,16 +65,39 @@ def _ray():
         raise ImportError("RayExecutor needs Ray. Fix: pip install 'whilelab[ray]' (or pip install ray)") from None
     return ray
 
+def _ray_processes() -> list:
+    "This process's descendants that run Ray (gcs_server, raylet, its monitors and dashboard)."
+    import psutil        # Ray ships psutil and puts it on the path when imported
+    def is_ray(p):
+        try: return any("ray" in a.split(os.sep) for a in p.cmdline())
+        except psutil.Error: return False
+    return [p for p in psutil.Process().children(recursive=True) if is_ray(p)]
+
+def _end_processes(procs: list, grace: float):
+    "SIGTERM, then SIGKILL for those still running after `grace` seconds."
+    import psutil
+    for p in procs:
+        with contextlib.suppress(psutil.Error): p.terminate()
+    for p in psutil.wait_procs(procs, timeout=grace)[1]:
+        with contextlib.suppress(psutil.Error): p.kill()
+    psutil.wait_procs(procs, timeout=grace)
+
 def start_ray(tries: int | None = None,  # starts to try (default: `RayOptions().start_tries`)
               **init_kw                  # for `ray.init` (num_cpus=, object_store_memory=, ...)
              ):
-    "`ray.init(**init_kw)` for a local instance, started again after a start that timed out (a busy machine)."
-    ray, tries = _ray(), tries or RayOptions().start_tries
+    """`ray.init(**init_kw)` for a local instance, started again after a start that timed out (a busy machine). A start
+    that fails leaves none of its processes behind."""
+    ray, o = _ray(), RayOptions()
+    tries = tries or o.start_tries
     for attempt in range(tries):
+        before = {p.pid for p in _ray_processes()}
         try: return ray.init(**init_kw)
-        except Exception as e:   # Ray says only this, in words, when its node missed its fixed 30 s
-            if "timed out during startup" not in str(e) or attempt == tries - 1: raise
+        except Exception as e:
+            # a node that raised while starting is out of ray.shutdown()'s reach: end what this start began
+            _end_processes([p for p in _ray_processes() if p.pid not in before], o.stop_grace_s)
             ray.shutdown()
+            # Ray says only this, in words, when its node missed its fixed 30 s
+            if "timed out during startup" not in str(e) or attempt == tries - 1: raise
 
 # %% ../nbs/09_scale.ipynb #f86a532e
 class RayExecutor:

@@ -1,7 +1,8 @@
 """A small git repository of a choir's sheet-music notes, for the real `mcp-server-git` to serve.
 
 `make_repo(dir)` creates it (three commits on `main`, a `draft-programme` branch, an uncommitted change and an
-untracked file); `POLICY` is the assistant's policy; `server_args(repo)` starts the server.
+untracked file); `POLICY` is the assistant's policy; `server_args(repo)` starts the server; `facts(repo)` the values a
+person working in it knows that no schema tells (its path, its branches and files), as a user passes them.
 """
 import os, subprocess, sys
 from pathlib import Path
@@ -37,6 +38,12 @@ def make_repo(d) -> Path:
     with open(r / "scores.csv", "a") as f: f.write("Magnificat,Rutter,28,B2\n")     # unstaged change
     (r / "loans.txt").write_text("Requiem: 4 copies lent to St Mary's\n")            # untracked
     return r
+
+def facts(repo) -> dict:
+    "Values the person may give: a branch that exists and one that does not yet, files, revisions, a commit message."
+    return {"repo_path": [str(repo)], "branch_name": ["draft-programme", "easter-2027"], "base_branch": ["main"],
+            "target": ["main", "draft-programme"], "revision": ["HEAD", "main~1"], "branch_type": ["local", "all"],
+            "files": [["scores.csv"], ["loans.txt"]], "message": ["Add the Rutter Magnificat to the scores"]}
 
 def server_args(repo) -> list:
     return ["-m", "mcp_server_git", "--repository", str(repo)]
