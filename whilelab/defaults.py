@@ -427,8 +427,9 @@ class RayOptions:
                                    "read at once (Ray's default takes 30% of RAM)", lo=64)
     start_tries: int = _d(3, "starts of a local instance: Ray waits a fixed 30 s for its node, which a busy machine "
                              "(load 5-9) can miss; the next start, after a shutdown, usually makes it", lo=1)
-    stop_grace_s: float = _d(5.0, "seconds the processes of a start that failed get to end on SIGTERM before SIGKILL: "
-                                  "Ray's own stop gives its processes about this", lo=0.0)
+    stop_wait_s: float = _d(5.0, "seconds to wait for the killed processes of a start that failed to be gone: a kill "
+                                 "is at once, this bounds one stuck in the kernel (Ray's own stop waits about this)",
+                            lo=0.0)
 
 # %% ../nbs/04_defaults.ipynb #85b66be0
 @named

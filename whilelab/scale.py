@@ -73,14 +73,18 @@ def _ray_processes() -> list:
         except psutil.Error: return False
     return [p for p in psutil.Process().children(recursive=True) if is_ray(p)]
 
-def _end_processes(procs: list, grace: float):
-    "SIGTERM, then SIGKILL for those still running after `grace` seconds."
+def _end_new_processes(before: set, wait: float):
+    """Kill the Ray processes not among `before`: frozen first until none new appears (a raylet still starting its
+    agents would leave the ones it starts after a look behind), then killed."""
     import psutil
-    for p in procs:
-        with contextlib.suppress(psutil.Error): p.terminate()
-    for p in psutil.wait_procs(procs, timeout=grace)[1]:
+    frozen = {}
+    while new := [p for p in _ray_processes() if p.pid not in before and p.pid not in frozen]:
+        for p in new:
+            with contextlib.suppress(psutil.Error): p.suspend()
+            frozen[p.pid] = p
+    for p in frozen.values():
         with contextlib.suppress(psutil.Error): p.kill()
-    psutil.wait_procs(procs, timeout=grace)
+    psutil.wait_procs(list(frozen.values()), timeout=wait)
 
 def start_ray(tries: int | None = None,  # starts to try (default: `RayOptions().start_tries`)
               **init_kw                  # for `ray.init` (num_cpus=, object_store_memory=, ...)
@@ -94,7 +98,7 @@ def start_ray(tries: int | None = None,  # starts to try (default: `RayOptions()
         try: return ray.init(**init_kw)
         except Exception as e:
             # a node that raised while starting is out of ray.shutdown()'s reach: end what this start began
-            _end_processes([p for p in _ray_processes() if p.pid not in before], o.stop_grace_s)
+            _end_new_processes(before, o.stop_wait_s)
             ray.shutdown()
             # Ray says only this, in words, when its node missed its fixed 30 s
             if "timed out during startup" not in str(e) or attempt == tries - 1: raise
