@@ -16,6 +16,7 @@ Two tables, through the public API (`FunctionWorld`, `situation_from_cell`, `rol
     python bench/slow_worlds.py [--k 2] [--timeout 0.5]
 """
 import argparse, asyncio, sys, threading, time, warnings
+import psutil
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -46,9 +47,9 @@ def make(i: int, how: str):
     fn.__doc__ = f"Look an item up in register {i}. item_id: such as 'I001'"
     return fn
 
-def world_of(how: str, timeout: float) -> FunctionWorld:
+def world_of(how: str, timeout: float, calls_in: str = "threads") -> FunctionWorld:
     return FunctionWorld([make(i, how) for i in range(N_TOOLS)], state(), name=f"slow-{how}",
-                         options=WorldOptions(server_timeout_s=timeout))
+                         options=WorldOptions(server_timeout_s=timeout, calls_in=calls_in))
 
 def play(world: FunctionWorld, k: int, concurrency: int) -> tuple:
     "(rows, seconds) of the world's situations (one per tool), `k` samples each, at `concurrency`."
@@ -63,17 +64,21 @@ def play(world: FunctionWorld, k: int, concurrency: int) -> tuple:
 
 def calls(threads) -> int: return sum(t.name == "whilelab-call" and t.is_alive() for t in threads)
 
+def call_processes() -> int:
+    "This process's children still running (call processes of `calls_in='processes'`)."
+    return sum(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in psutil.Process().children(recursive=True))
+
 def overlap(k: int, timeout: float):
     print(f"\n1. Overlap: {N_TOOLS} functions of 100 ms, one situation each, k = {k} x concurrency / 8 "
           f"(at least {k}); "
           "rollouts/s by concurrency")
-    head = (f"{'functions':10} {'conc':>4} {'rollouts':>8} {'seconds':>8} {'roll/s':>7} {'speed-up':>8} "
+    head = (f"{'functions, calls in':18} {'conc':>4} {'rollouts':>8} {'seconds':>8} {'roll/s':>7} {'speed-up':>8} "
             f"{'calls/row':>9} {'same rows':>9}")
     print(head); print("-" * len(head))
-    for how in ("sleep", "async"):
+    for how, calls_in in (("sleep", "threads"), ("async", "threads"), ("sleep", "processes")):
         base, first = None, None
         for c in (1, 8, 32):
-            world = world_of(how, 30.0)
+            world = world_of(how, 30.0, calls_in)
             rows, secs = play(world, max(k, k * c // 8), c)   # more rollouts where they are quicker: steadier rates
             world.close()
             rate = len(rows) / secs
@@ -81,7 +86,8 @@ def overlap(k: int, timeout: float):
             key = [strip_timings(r) for r in rows if r["sample"] < k]     # the rows every concurrency played
             first = first or key
             n_calls = sum(len(r["calls"]) for r in rows) / len(rows)
-            print(f"{how:10} {c:4} {len(rows):8} {secs:8.2f} {rate:7.1f} {rate / base:7.1f}x {n_calls:9.1f} "
+            print(f"{how + ' ' + calls_in:18} {c:4} {len(rows):8} {secs:8.2f} {rate:7.1f} {rate / base:7.1f}x "
+                  f"{n_calls:9.1f} "
                   f"{'yes' if key == first else 'NO':>9}")
     print("target: >= 20x at concurrency 32 (sleep and async); same rows: the rows of samples < k, byte for byte "
           "(timings aside), as at concurrency 1")
@@ -89,23 +95,25 @@ def overlap(k: int, timeout: float):
 def hung(k: int, timeout: float):
     print(f"\n2. A function that never returns (time.sleep(10**6)), concurrency 32, server_timeout_s={timeout:g}, "
           f"max_stuck_calls={WorldOptions().max_stuck_calls}, max_call_threads={WorldOptions().max_call_threads}")
-    head = (f"{'functions':10} {'rollouts':>8} {'seconds':>8} {'roll/s':>7} {'timeouts':>8} {'slowest row':>11} "
-            f"{'blocked after run':>17} {'left after close':>16} {'errors':>6}")
+    head = (f"{'functions, calls in':18} {'rollouts':>8} {'seconds':>8} {'roll/s':>7} {'timeouts':>8} "
+            f"{'slowest row':>11} {'blocked after run':>17} {'left after close':>16} {'errors':>6}")
     print(head); print("-" * len(head))
-    for how in ("fast", "hang"):
-        world = world_of(how, timeout)
-        rows, secs = play(world, 2 * k, 32)
-        stuck = calls(threading.enumerate())
-        with warnings.catch_warnings(record=True):
-            warnings.simplefilter("always"); world.close()
-        left = calls(threading.enumerate())
-        timeouts = sum(c["status"] == "timeout" for r in rows for c in r["calls"])
-        slowest = max(r["timings"]["seconds"] for r in rows)       # a row of one call: that call's time
-        errors = sum(r["error"] is not None for r in rows)
-        print(f"{how:10} {len(rows):8} {secs:8.2f} {len(rows) / secs:7.1f} {timeouts:8} "
-              f"{slowest:9.2f} s {stuck:17} {left:16} {errors:6}")
-    print("blocked after run: whilelab-call threads alive after the run (idle workers, and calls blocked in C); left "
-          "after close: the blocked ones, abandoned as daemon threads (at most max_call_threads); slowest row: a row "
+    for calls_in in ("processes", "threads"):       # processes first: the threads one leaves its blocked threads
+        for how in ("fast", "hang"):
+            world = world_of(how, timeout, calls_in)
+            rows, secs = play(world, 2 * k, 32)
+            stuck = calls(threading.enumerate()) + call_processes()
+            with warnings.catch_warnings(record=True):
+                warnings.simplefilter("always"); world.close()
+            left = calls(threading.enumerate()) + call_processes()
+            timeouts = sum(c["status"] == "timeout" for r in rows for c in r["calls"])
+            slowest = max(r["timings"]["seconds"] for r in rows)       # a row of one call: that call's time
+            errors = sum(r["error"] is not None for r in rows)
+            print(f"{how + ' ' + calls_in:18} {len(rows):8} {secs:8.2f} {len(rows) / secs:7.1f} {timeouts:8} "
+                  f"{slowest:9.2f} s {stuck:17} {left:16} {errors:6}")
+    print("blocked after run: whilelab-call threads and call processes alive after the run (idle workers, and calls "
+          "blocked in C); left after close: with calls_in='threads' the blocked ones, abandoned as daemon threads (at "
+          "most max_call_threads), with 'processes' none (a call past its time-out is killed); slowest row: a row "
           "holds one call, so no call outran its time-out by more")
 
 def main():

@@ -179,12 +179,21 @@ class _WorldFaults:
     max_call_threads: int = _d(64, "calls of your functions running (or blocked for good) at once, each on a thread: "
                                    "above the concurrency a run uses (16 by default, 32 to 64 for hosted APIs), and a "
                                    "firm bound on the threads calls blocked in C code can leave", lo=1)
+    calls_in: str = _d("threads", "where a call of your plain functions runs: 'threads' share the state's fork at no "
+                                  "cost, but one blocked in C code can never be ended; 'processes' (forked, Linux "
+                                  "and macOS) pickle the state to and fro, and a call past its time-out is killed, "
+                                  "so nothing is left running after close")
     db_lock_wait_s: float = _d(10.0, "how long building a world waits for another process's lock on your SQLite file "
                                      "before refusing it: a writer's transaction commits well within this; a lock "
                                      "held longer is an open transaction (a shell, a stopped program)", lo=0.0)
     warn_ok_below: float = _d(0.2, "a world you bring that answers fewer of its calls ok than this is probably broken "
                                    "(a wrong state, a failing import): the run says so instead of looking green",
                               lo=0.0, hi=1.0)
+
+    def _check(self):
+        if self.calls_in not in ("threads", "processes"):
+            raise ValueError(f"WorldOptions.calls_in must be 'threads' or 'processes', got {self.calls_in!r}. Fix: "
+                             "WorldOptions(calls_in='processes') for functions that may block for good")
 
 # %% ../nbs/04_defaults.ipynb #82f0c576
 @named

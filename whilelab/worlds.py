@@ -4,8 +4,8 @@
 
 # %% ../nbs/16_worlds.ipynb #c39bea86
 from __future__ import annotations
-import asyncio, atexit, copy, ctypes, hashlib, inspect, json, os, pickle, queue, shutil, signal, sqlite3, subprocess
-import tempfile, threading, time, typing, warnings, weakref
+import asyncio, atexit, contextlib, copy, ctypes, hashlib, inspect, json, multiprocessing, os, pickle, queue, shutil
+import signal, sqlite3, subprocess, tempfile, threading, time, typing, warnings, weakref
 
 from pathlib import Path
 from typing import Annotated
@@ -329,6 +329,119 @@ async def acall_within(fn: typing.Callable,    # the function to call (plain or 
     w.give_back()
     return value
 
+# %% ../nbs/16_worlds.ipynb #958b0066
+def _shipped(state):
+    "A state as it travels to a call process and back: an SQLite database as its bytes, with its row factory."
+    if isinstance(state, sqlite3.Connection):
+        if state.in_transaction: state.commit()       # its bytes hold what is committed, as a thread's fork is
+        return ("sqlite", state.serialize(), state.row_factory)
+    return ("value", state)
+
+def _unshipped(shipped):
+    kind, *rest = shipped
+    if kind == "value": return rest[0]
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    conn.deserialize(rest[0]); conn.row_factory = rest[1]
+    return conn
+
+# %% ../nbs/16_worlds.ipynb #8f0766d5
+def _end_with(parent: int):
+    """End this call process once the world's process is gone, even mid-call (Linux's PR_SET_PDEATHSIG would follow
+    the thread that forked it, which may end first)."""
+    while os.getppid() == parent: time.sleep(1.0)
+    os._exit(1)
+
+def _serve_calls(functions: dict,   # name -> function, as forked with this process
+                 conn,              # its end of the pipe to the world
+                 parent: int):      # the world's process id: this one ends when that is gone
+    "A call process: (name, shipped state, arguments) in; (kind, answer, shipped state) out, one call at a time."
+    signal.signal(signal.SIGINT, signal.SIG_IGN)          # a Ctrl-C is the run's to honour; close ends this process
+    threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
+    while True:
+        if not conn.poll(1.0): continue
+        job = conn.recv()
+        if job is None: return
+        name, shipped, arguments = job
+        state = _unshipped(shipped)
+        try:
+            out, kind = functions[name](state, **arguments), "ok"
+            if inspect.isawaitable(out): out = asyncio.run(out)
+            try: canonical_json(out)
+            except (TypeError, ValueError): out = str(out)    # the agent sees text, as in a thread
+        except Exception as e: out, kind = (type(e).__name__, str(e)), "error"
+        conn.send((kind, out, _shipped(state)))
+
+# %% ../nbs/16_worlds.ipynb #4a2c429d
+class _CallProcesses:
+    """Forked processes that run one world's functions, a call each at a time: reused while calls return, killed when
+    one overruns."""
+    def __init__(self, functions: dict):
+        self.functions, self.idle, self.alive, self.lock = functions, [], set(), threading.Lock()
+
+    def _started(self):
+        ctx = multiprocessing.get_context("fork")
+        mine, theirs = ctx.Pipe()
+        proc = ctx.Process(target=_serve_calls, args=(self.functions, theirs, os.getpid()), daemon=True,
+                           name="whilelab-call")
+        proc.start(); theirs.close()
+        with self.lock: self.alive.add(proc)
+        return proc, mine
+
+    # a copy of the world (a fork, a situation's) shares its processes; another process's copy starts its own
+    def __copy__(self): return self
+    def __deepcopy__(self, memo): return self
+    def __getstate__(self): return {"functions": self.functions}
+    def __setstate__(self, d): self.__init__(d["functions"])
+
+# %% ../nbs/16_worlds.ipynb #40a820d6
+class _Died(Exception):
+    "A call process that ended in a call: killed at its time-out, or ended by the function itself."
+    raised = "ProcessEnded"     # what the call's error says happened
+
+class _Raised(Exception):
+    "What your function raised in a call process, by its name, with the state as it was when it raised."
+    def __init__(self, raised: str, message: str, state):
+        super().__init__(message); self.raised, self.state = raised, state
+
+@patch
+def run(self: _CallProcesses,
+        name: str,           # the function
+        state,               # the state it runs on (sent, not shared)
+        arguments: dict,     # its arguments
+        held: dict):         # gets the process the call runs in, for `kill`
+    "(answer, state after) of one call, in an idle process or a new one; what the function raised, as `_Raised`."
+    with self.lock: proc, conn = self.idle.pop() if self.idle else (None, None)
+    if proc is None: proc, conn = self._started()
+    held["process"] = proc
+    if held.get("over"): self.kill(proc)        # its caller gave up while it started: `kill` found no process yet
+    try:
+        conn.send((name, _shipped(state), arguments))
+        kind, out, shipped = conn.recv()
+    except (EOFError, OSError):
+        proc.join(5.0)          # its exit code: the pipe closes a moment before the process is gone
+        raise _Died(f"the process running {name} ended in the call (exit code {proc.exitcode})") from None
+    with self.lock: self.idle.append((proc, conn))
+    if kind == "error": raise _Raised(*out, _unshipped(shipped))
+    return out, _unshipped(shipped)
+
+# %% ../nbs/16_worlds.ipynb #67e2911d
+@patch
+def kill(self: _CallProcesses, proc):
+    "End a call's process at once (its call overran): the call's pipe closes, so its caller's thread ends too."
+    with contextlib.suppress(Exception): proc.kill()
+
+@patch
+def close(self: _CallProcesses, grace: float):   # seconds the idle processes get to end before they are killed
+    "End every process: the idle ones asked, the rest killed; each waited for, so none is left."
+    with self.lock: idle, alive, self.idle = list(self.idle), list(self.alive), []
+    for _, conn in idle:
+        with contextlib.suppress(Exception): conn.send(None); conn.close()
+    deadline = time.monotonic() + grace
+    for proc in alive:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive(): proc.kill(); proc.join()
+    with self.lock: self.alive.difference_update(alive)
+
 # %% ../nbs/16_worlds.ipynb #1463531e
 def _effect_of(tool: Tool, effects: dict, functions: dict) -> str:
     "The effect `effects` gives `tool` (checked), else the one guessed from its words."
@@ -358,6 +471,7 @@ class FunctionWorld:
         found = sqlite_tables(self.state) if self.is_sqlite else tables_in(self.state)
         self.table_keys = found if tables is None else dict(tables)
         self._check_tables()
+        self._processes = _CallProcesses(self.functions) if self.options.calls_in == "processes" else None
 
     @property
     def is_sqlite(self) -> bool: return isinstance(self.state, sqlite3.Connection)
@@ -412,7 +526,8 @@ def _copied(state):
 @patch
 def fork(self: FunctionWorld) -> FunctionWorld:
     "A copy with a state of its own (an SQLite database: a copy in memory)."
-    new = copy.copy(self)
+    new = object.__new__(FunctionWorld)
+    new.__dict__.update(self.__dict__)          # not `copy.copy`: that would pickle the state, to be replaced
     if self.is_sqlite and self.state.in_transaction: self.state.commit()   # a copy sees (and waits for) commits only
     new.state = sqlite_copy(self.state) if self.is_sqlite else _copied(self.state)
     return new
@@ -448,7 +563,8 @@ def _settled(self: FunctionWorld,
     if isinstance(err, TimeoutError): return _answer("timeout", {"error": str(err)}, self.name)
     old, self.state = self.state, work
     if self.is_sqlite and old is not work: old.close()
-    if err is not None: return _answer("error", {"error": redact(f"{type(err).__name__}: {err}")}, self.name)
+    if err is not None:
+        return _answer("error", {"error": redact(f"{getattr(err, 'raised', type(err).__name__)}: {err}")}, self.name)
     try: canonical_json(out)
     except (TypeError, ValueError): out = str(out)        # the agent sees text, as a tool-result block carries it
     return _answer("ok", out, self.name)
@@ -462,10 +578,25 @@ def _start(self: FunctionWorld, name: str):
         fix = f"use one of {sorted(self.functions)}"
         return None, _answer("invalid", {"error": f"no implementation of {name!r}", "fix": fix}, self.name), None
     if self.is_sqlite and self.state.in_transaction: self.state.commit()    # a copy sees (and waits for) commits only
-    work = sqlite_copy(self.state) if self.is_sqlite else _copied(self.state)
-    stop = work.interrupt if self.is_sqlite else None       # ends a query that runs on
     o = self.options
-    return fn, work, dict(timeout=o.server_timeout_s, interrupt=stop, cap=o.max_stuck_calls, most=o.max_call_threads)
+    limits = dict(timeout=o.server_timeout_s, cap=o.max_stuck_calls, most=o.max_call_threads)
+    if self._processes is not None:
+        played, state, stop = self._in_process(name)
+        return played, state, {**limits, "interrupt": stop}
+    work = sqlite_copy(self.state) if self.is_sqlite else _copied(self.state)
+    return fn, work, {**limits, "interrupt": work.interrupt if self.is_sqlite else None}   # ends a query that runs on
+
+# %% ../nbs/16_worlds.ipynb #f9440b82
+@patch
+def _in_process(self: FunctionWorld, name: str):
+    "(a plain function that plays call `name` in a call process, the state it is sent, what ends it at its time-out)."
+    held = {}
+    def in_process(state, **arguments): return self._processes.run(name, state, arguments, held)
+    def stop():
+        held["over"] = True                    # before looking: `run` looks for this after it has its process
+        if "process" in held: self._processes.kill(held["process"])
+    in_process.__name__ = name                 # what its time-out says did not return
+    return in_process, self.state, stop
 
 # %% ../nbs/16_worlds.ipynb #b7c10012
 @patch
@@ -478,7 +609,9 @@ def call(self: FunctionWorld,
     fn, work, limits = self._start(name)
     if fn is None: return work
     try: out = call_within(fn, (work,), arguments, **limits)
+    except _Raised as e: return self._settled(e.state, err=e)      # in a call process: its state as it raised
     except Exception as e: return self._settled(work, err=e)
+    if self._processes is not None: out, work = out
     return self._settled(work, out)
 
 # %% ../nbs/16_worlds.ipynb #b7c10013
@@ -492,18 +625,26 @@ async def acall(self: FunctionWorld,
     fn, work, limits = self._start(name)
     if fn is None: return work
     try: out = await acall_within(fn, (work,), arguments, **limits)
+    except _Raised as e: return self._settled(e.state, err=e)      # in a call process: its state as it raised
     except Exception as e: return self._settled(work, err=e)
+    if self._processes is not None: out, work = out
     return self._settled(work, out)
 
 # %% ../nbs/16_worlds.ipynb #b7c10014
 @patch
 def close(self: FunctionWorld):
-    """End the worker threads (idle ones, and hung calls' where Python can): what is blocked in C code for good is
-    abandoned, with a warning (daemon threads, which never hold up the process's exit)."""
+    """End the call processes (`calls_in='processes'`: every one, so none is left) and the worker threads (idle ones,
+    and hung calls' where Python can): a thread blocked in C code for good is abandoned, with a warning (daemon
+    threads, which never hold up the process's exit)."""
+    if self._processes is not None:
+        self._processes.close(self.options.end_grace_s)
+        _Worker.end_all(0.0)             # its threads only waited on killed processes; others' stuck ones are not its
+        return
     left = _Worker.end_all(self.options.end_grace_s)
     if left: warnings.warn(f"{left} call(s) of your functions are still blocked where Python cannot stop them (C code "
                            "that never returns: a sleep, a socket read with no time-out, a lock): their threads are "
-                           "abandoned, holding only their own forks of the state", stacklevel=2)
+                           "abandoned, holding only their own forks of the state. Fix: "
+                           "FunctionWorld(..., options=WorldOptions(calls_in='processes')) ends them", stacklevel=2)
 
 FunctionWorld.__enter__ = lambda self: self
 FunctionWorld.__exit__ = lambda self, *exc: self.close()
