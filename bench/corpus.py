@@ -37,18 +37,20 @@ TOLERANCE = {"delivered": 0.0, "exists": 0.02, "ineligible": 0.02, "missing": 0.
 HIGHER_IS_WORSE = {"price", "stop"}
 
 
-def build(name: str, tmp: str) -> dict:
-    "simulate's keyword arguments for world `name` (tools, policy, world)."
+def build(name: str, tmp: str, calls_in: str = "threads") -> dict:
+    "simulate's keyword arguments for world `name` (tools, policy, world); a world of functions calls them `calls_in`."
     sys.path.insert(0, str(ROOT))
     from bench.worlds import library, permits, labstore, water, orders5, generated, gitrepo
+    from whilelab.defaults import WorldOptions
+    own = dict(options=WorldOptions(calls_in=calls_in))
     if name in ("library", "labstore", "water"):
         mod = {"library": library, "labstore": labstore, "water": water}[name]
-        return dict(world=mod.world(Path(tmp) / f"{name}.db"), policy=mod.POLICY)
-    if name == "permits": return dict(world=permits.world(), policy=permits.POLICY)
+        return dict(world=mod.world(Path(tmp) / f"{name}.db", **own), policy=mod.POLICY)
+    if name == "permits": return dict(world=permits.world(**own), policy=permits.POLICY)
     if name == "orders5": return dict(tools=orders5.FUNCTIONS, policy=orders5.POLICY)
     if name.startswith("gen-schema-"): return generated.schema_spec(int(name.rsplit("-", 1)[1]))
     if name.startswith("gen-sqlite-"):
-        world, policy = generated.sqlite_world(int(name.rsplit("-", 1)[1]))
+        world, policy = generated.sqlite_world(int(name.rsplit("-", 1)[1]), **own)
         return dict(world=world, policy=policy)
     if name in ("retail", "airline"):
         from whilelab.core import shared_data
@@ -65,7 +67,7 @@ def build(name: str, tmp: str) -> dict:
                 policy=gitrepo.POLICY)
 
 
-def measure(name: str, seed: int, k: int, budget: int | None) -> dict:
+def measure(name: str, seed: int, k: int, budget: int | None, calls_in: str = "threads") -> dict:
     "One world's figures (run in a fresh process by `main`)."
     import warnings
     warnings.simplefilter("ignore")
@@ -74,7 +76,7 @@ def measure(name: str, seed: int, k: int, budget: int | None) -> dict:
     from whilelab.rollout import delivered_cell
     from whilelab.search import pairs_of
     with tempfile.TemporaryDirectory() as tmp:    # the run's rows live in its folder: read them before it goes
-        kw = build(name, tmp)
+        kw = build(name, tmp, calls_in)
         search = SearchOptions() if budget is None else SearchOptions(budget=budget)
         opts = SimOptions(seed=seed, k_samples=k, n_phrasings=1, search=search)
         t0 = time.process_time()
@@ -124,9 +126,9 @@ def _own_records(sim) -> float | None:
 
 
 def _child(args) -> dict:
-    name, seed, k, budget, timeout = args
-    code = (f"import sys, json; sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(HERE)!r}); "
-            f"import corpus; print('RESULT ' + json.dumps(corpus.measure({name!r}, {seed}, {k}, {budget!r})))")
+    name, seed, k, budget, timeout, calls_in = args
+    code = (f"import sys, json; sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(HERE)!r}); import corpus; "
+            f"print('RESULT ' + json.dumps(corpus.measure({name!r}, {seed}, {k}, {budget!r}, {calls_in!r})))")
     try:
         p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
                            env={**os.environ, "PYTHONPATH": str(ROOT), "WHILELAB_CACHE": "off"})
@@ -176,6 +178,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--calls-in", default="threads", choices=("threads", "processes"),
+                    help="where the worlds of functions run their calls (WorldOptions.calls_in)")
     a = ap.parse_args(argv)
     k, seeds = (2, 1) if a.quick else (a.k, a.seeds)
     names = [n for n in a.only.split(",") if n]
@@ -183,7 +187,7 @@ def main(argv=None):
     if unknown: sys.exit(f"--only names {sorted(unknown)}; the corpus has {', '.join(WORLDS)}")
     # each rollout of a writing server starts its own: CI plays 96 of them; a whole run takes tens of minutes here
     budget = lambda n: 96 if n == "mcp-git" and a.quick else a.budget
-    jobs = [(n, s, k, budget(n), a.timeout) for s in range(seeds) for n in names]
+    jobs = [(n, s, k, budget(n), a.timeout, a.calls_in) for s in range(seeds) for n in names]
     t0 = time.time()
     with ThreadPoolExecutor(a.workers) as ex: rows = list(ex.map(_child, jobs))
     print(table(rows))

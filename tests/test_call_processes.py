@@ -98,7 +98,7 @@ def test_a_call_blocked_in_c_is_killed_and_nothing_is_left_after_close():
 def test_a_function_that_ends_its_process_is_an_error_and_the_world_goes_on():
     w = world("processes")
     ended = w.call("end_own_process", {"permit_id": "P0"})
-    said = "ProcessEnded: the process running end_own_process ended in the call (exit code 3)"
+    said = "ProcessEnded: the process running end_own_process ended in the call"
     assert ended["payload"]["error"] == said
     assert w.call("get_permit", {"permit_id": "P0"})["status"] == "ok"
     w.close()
@@ -143,3 +143,18 @@ def test_close_in_threads_names_the_fix_for_a_call_blocked_in_c():
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always"); w.close()
     assert any("calls_in='processes'" in str(s.message) for s in seen)
+
+
+HELD = threading.Lock()
+
+def count_permit(db, permit_id: str) -> dict:
+    "Count a permit in the register (under the register's lock). permit_id: such as 'P0'"
+    with HELD: return db["permits"][permit_id]
+
+def test_a_call_process_holds_no_lock_another_thread_had_when_it_was_forked():
+    "Call processes are forked from a template made with the world, not from a busy process: no lock comes held."
+    w = FunctionWorld([count_permit], permits(), options=WorldOptions(calls_in="processes", server_timeout_s=5.0))
+    with HELD:                # another thread of this process holds it while the calls' processes are forked
+        answers = [w.call("count_permit", {"permit_id": f"P{i}"})["status"] for i in range(3)]
+    w.close()
+    assert answers == ["ok"] * 3 and running_children() == []

@@ -5,7 +5,8 @@
 # %% ../nbs/16_worlds.ipynb #c39bea86
 from __future__ import annotations
 import asyncio, atexit, contextlib, copy, ctypes, hashlib, inspect, json, multiprocessing, os, pickle, queue, shutil
-import signal, sqlite3, subprocess, tempfile, threading, time, typing, warnings, weakref
+import multiprocessing.connection, multiprocessing.reduction
+import signal, socket, sqlite3, subprocess, tempfile, threading, time, typing, warnings, weakref
 
 from pathlib import Path
 from typing import Annotated
@@ -247,14 +248,15 @@ def abandon(self: _Worker):
 # %% ../nbs/16_worlds.ipynb #b7c10006
 @patch(cls_method=True)
 def end_all(cls: _Worker,
-            grace: float   # seconds the stuck workers get to end
+            grace: float,        # seconds the stuck workers get to end
+            with_stuck: bool = True   # also the stuck ones (False: only the idle ones; other worlds' stuck let be)
            ) -> int:
     "End the idle workers, and the stuck ones where Python can: how many are left, blocked in C code (abandoned)."
     with cls.lock: idle, cls.idle[:] = list(cls.idle), []
     for w in idle: w.jobs.put(None)
     deadline = time.monotonic() + grace
     while True:
-        with cls.lock: stuck = [w for w in cls.stuck if w.thread.is_alive()]
+        with cls.lock: stuck = [w for w in cls.stuck if w.thread.is_alive()] if with_stuck else []
         if not stuck or time.monotonic() >= deadline: break
         for w in stuck:     # again: an exception raised in a thread is lost if it catches BaseException
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(w.thread.ident), ctypes.py_object(_Abandoned))
@@ -346,14 +348,13 @@ def _unshipped(shipped):
 
 # %% ../nbs/16_worlds.ipynb #8f0766d5
 def _end_with(parent: int):
-    """End this call process once the world's process is gone, even mid-call (Linux's PR_SET_PDEATHSIG would follow
-    the thread that forked it, which may end first)."""
+    "End this process once `parent` is gone, even mid-call (no Linux-only PR_SET_PDEATHSIG)."
     while os.getppid() == parent: time.sleep(1.0)
     os._exit(1)
 
 def _serve_calls(functions: dict,   # name -> function, as forked with this process
                  conn,              # its end of the pipe to the world
-                 parent: int):      # the world's process id: this one ends when that is gone
+                 parent: int):      # the template's process id: this one ends when that is gone
     "A call process: (name, shipped state, arguments) in; (kind, answer, shipped state) out, one call at a time."
     signal.signal(signal.SIGINT, signal.SIG_IGN)          # a Ctrl-C is the run's to honour; close ends this process
     threading.Thread(target=_end_with, args=(parent,), daemon=True).start()
@@ -371,21 +372,67 @@ def _serve_calls(functions: dict,   # name -> function, as forked with this proc
         except Exception as e: out, kind = (type(e).__name__, str(e)), "error"
         conn.send((kind, out, _shipped(state)))
 
+# %% ../nbs/16_worlds.ipynb #8467e1ce
+def _template(functions: dict,   # name -> function
+              control,           # its end of the pipe to the world: ("fork",), ("kill", pid) or None (end)
+              parent: int):      # the world's process id: this one ends when that is gone
+    """The call processes' template, forked from the world's process once, before rollouts run: single-threaded, so the
+    call processes it forks hold no lock another thread had (a fork of a busy process can inherit SQLite's, held)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    kids = set()
+    try:
+        while os.getppid() == parent:
+            with contextlib.suppress(ChildProcessError):         # reaped here, so a pid in `kids` is still its own
+                while (pid := os.waitpid(-1, os.WNOHANG)[0]): kids.discard(pid)
+            if not control.poll(0.2): continue
+            try: msg = control.recv()
+            except (EOFError, OSError): break
+            if msg is None: break
+            if msg[0] == "kill":
+                if msg[1] in kids: os.kill(msg[1], signal.SIGKILL)
+                continue
+            kids.add(_forked(functions, control, parent))
+    finally:
+        for pid in kids:
+            with contextlib.suppress(OSError): os.kill(pid, signal.SIGKILL); os.waitpid(pid, 0)
+
+# %% ../nbs/16_worlds.ipynb #003195a2
+def _forked(functions: dict, control, parent: int) -> int:
+    "A new call process, forked from the template: its pid and its end of a pipe go to the world; the pid is returned."
+    mine, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        mine.close(); control.close()
+        try: _serve_calls(functions, multiprocessing.connection.Connection(theirs.detach()), os.getppid())
+        finally: os._exit(0)
+    theirs.close()
+    control.send(pid)
+    multiprocessing.reduction.send_handle(control, mine.fileno(), parent)
+    mine.close()
+    return pid
+
 # %% ../nbs/16_worlds.ipynb #4a2c429d
 class _CallProcesses:
-    """Forked processes that run one world's functions, a call each at a time: reused while calls return, killed when
-    one overruns."""
+    """Processes that run one world's functions, a call each at a time, forked from a template: reused while calls
+    return, killed when one overruns."""
     def __init__(self, functions: dict):
-        self.functions, self.idle, self.alive, self.lock = functions, [], set(), threading.Lock()
+        self.functions, self.idle, self.lock, self.template = functions, [], threading.Lock(), None
+        self._start_template()           # now, while the world is made: before rollouts run threads beside it
 
-    def _started(self):
+    def _start_template(self):
         ctx = multiprocessing.get_context("fork")
-        mine, theirs = ctx.Pipe()
-        proc = ctx.Process(target=_serve_calls, args=(self.functions, theirs, os.getpid()), daemon=True,
-                           name="whilelab-call")
-        proc.start(); theirs.close()
-        with self.lock: self.alive.add(proc)
-        return proc, mine
+        self.control, theirs = ctx.Pipe()
+        self.template = ctx.Process(target=_template, args=(self.functions, theirs, os.getpid()), daemon=True,
+                                    name="whilelab-calls")
+        self.template.start(); theirs.close()
+
+    def _started(self) -> tuple:
+        "A new call process: (its pid, the pipe to it)."
+        with self.lock:
+            if self.template is None: self._start_template()       # closed, and called again
+            self.control.send(("fork",))
+            pid = self.control.recv()
+            return pid, multiprocessing.connection.Connection(multiprocessing.reduction.recv_handle(self.control))
 
     # a copy of the world (a fork, a situation's) shares its processes; another process's copy starts its own
     def __copy__(self): return self
@@ -410,37 +457,37 @@ def run(self: _CallProcesses,
         arguments: dict,     # its arguments
         held: dict):         # gets the process the call runs in, for `kill`
     "(answer, state after) of one call, in an idle process or a new one; what the function raised, as `_Raised`."
-    with self.lock: proc, conn = self.idle.pop() if self.idle else (None, None)
-    if proc is None: proc, conn = self._started()
-    held["process"] = proc
-    if held.get("over"): self.kill(proc)        # its caller gave up while it started: `kill` found no process yet
+    with self.lock: pid, conn = self.idle.pop() if self.idle else (None, None)
+    if pid is None: pid, conn = self._started()
+    held["process"] = pid
+    if held.get("over"): self.kill(pid)        # its caller gave up while it started: `kill` found no process yet
     try:
         conn.send((name, _shipped(state), arguments))
         kind, out, shipped = conn.recv()
     except (EOFError, OSError):
-        proc.join(5.0)          # its exit code: the pipe closes a moment before the process is gone
-        raise _Died(f"the process running {name} ended in the call (exit code {proc.exitcode})") from None
-    with self.lock: self.idle.append((proc, conn))
+        raise _Died(f"the process running {name} ended in the call") from None
+    with self.lock: self.idle.append((pid, conn))
     if kind == "error": raise _Raised(*out, _unshipped(shipped))
     return out, _unshipped(shipped)
 
 # %% ../nbs/16_worlds.ipynb #67e2911d
 @patch
-def kill(self: _CallProcesses, proc):
+def kill(self: _CallProcesses, pid: int):
     "End a call's process at once (its call overran): the call's pipe closes, so its caller's thread ends too."
-    with contextlib.suppress(Exception): proc.kill()
+    with self.lock:
+        if self.template is not None: self.control.send(("kill", pid))
 
 @patch
-def close(self: _CallProcesses, grace: float):   # seconds the idle processes get to end before they are killed
-    "End every process: the idle ones asked, the rest killed; each waited for, so none is left."
-    with self.lock: idle, alive, self.idle = list(self.idle), list(self.alive), []
-    for _, conn in idle:
-        with contextlib.suppress(Exception): conn.send(None); conn.close()
-    deadline = time.monotonic() + grace
-    for proc in alive:
-        proc.join(max(0.0, deadline - time.monotonic()))
-        if proc.is_alive(): proc.kill(); proc.join()
-    with self.lock: self.alive.difference_update(alive)
+def close(self: _CallProcesses, grace: float):   # seconds the template gets to end its processes before it is killed
+    "End every process: the template kills and waits for the call processes it forked, then ends; none is left."
+    with self.lock:
+        for _, conn in self.idle: conn.close()
+        self.idle = []
+        if self.template is None: return
+        with contextlib.suppress(OSError): self.control.send(None)
+        self.template.join(grace)
+        if self.template.is_alive(): self.template.kill(); self.template.join()   # its call processes end within 1 s
+        self.control.close(); self.template = None
 
 # %% ../nbs/16_worlds.ipynb #1463531e
 def _effect_of(tool: Tool, effects: dict, functions: dict) -> str:
@@ -638,7 +685,7 @@ def close(self: FunctionWorld):
     threads, which never hold up the process's exit)."""
     if self._processes is not None:
         self._processes.close(self.options.end_grace_s)
-        _Worker.end_all(0.0)             # its threads only waited on killed processes; others' stuck ones are not its
+        _Worker.end_all(self.options.end_grace_s, with_stuck=False)   # its threads waited on processes, now gone
         return
     left = _Worker.end_all(self.options.end_grace_s)
     if left: warnings.warn(f"{left} call(s) of your functions are still blocked where Python cannot stop them (C code "
