@@ -36,9 +36,10 @@ def one(rng, limit: float, resume: bool) -> dict:
         took, said = time.monotonic() - sent, None
         for part in err.split("The ")[1:]:
             if " rollouts played so far are kept" in part: said = int(part.split()[0])
+            if " rollouts and summary are in" in part: said = int(part.split("its ")[1].split()[0])   # finished
         out = {"code": p.returncode, "seconds": took, "stopped": "whilelab: stopped." in err,
                "traceback": "Traceback" in err, "kept": said if said is not None else 0, "disk": lines(rows),
-               "tail": err[-600:] if "Traceback" in err else "",
+               "tail": err[-600:] if "Traceback" in err or p.returncode != 130 else "",
                "honoured": p.returncode == 130 and took <= limit and "whilelab: stopped." in err}
         if resume and p.returncode == 130:
             r = subprocess.run(CMD, cwd=d, env=env, capture_output=True, text=True)

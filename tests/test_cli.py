@@ -446,3 +446,18 @@ def test_python_dash_m_runs_the_same_command_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "whilelab.cli", "options"], cwd=tmp_path, capture_output=True, text=True,
                        timeout=600)
     assert r.returncode == 0 and r.stdout == run("options", cwd=tmp_path).stdout and "RolloutOptions" in r.stdout
+
+
+def test_a_ctrl_c_that_lands_in_a_finalizer_is_delivered_after_it():
+    "Python prints and drops an error raised in `__del__` or a weakref's callback: a Ctrl-C landing there comes again."
+    import signal, time
+    from whilelab import core
+    class Finalized:
+        def __del__(self): signal.raise_signal(signal.SIGINT)     # the Ctrl-C lands while this runs
+    before = signal.signal(signal.SIGINT, core._on_sigint)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            Finalized()                                             # finalized at once
+            for _ in range(1000): time.sleep(0.01)                  # delivered within a moment, not dropped
+    finally:
+        signal.signal(signal.SIGINT, before); core.STOP.clear()

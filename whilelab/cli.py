@@ -414,24 +414,29 @@ def run(tools_file: str | Path,      # the agent's tools: a JSON list of schemas
     from whilelab.simulate import simulate
     opts, executor = options or SimOptions(), None
     _check_places(out, mcp, world, ray, processes)
-    world = build_world(mcp, world, writes, facts, opts.world, roots)
+    world, sim = build_world(mcp, world, writes, facts, opts.world, roots), None
     try:
-        spec = _read_agent(tools_file, policy_file, getattr(world, "tools", None))
-        from whilelab.axes import default_axes
-        axes = default_axes(spec.tools, spec.policy, faults=opts.world.faults)   # the conditions the world can be in
-        roles = {r: backend(s, r, spec.policy, axes, opts.seed) for r, s in zip(ROLES, (agent, user, writer, judge))}
-        executor = _executor(ray, processes)
-        t = time.perf_counter()
-        try: sim = simulate(roles["agent"], spec.tools, spec.policy, opts, user=roles["user"],
-                            writer=roles["writer"], judge=roles["judge"], axes=axes, out=out, progress=not quiet,
-                            executor=executor, world=world)
-        except (Exception, KeyboardInterrupt) as e: e.add_note(_kept(out)); raise
-    finally:
-        if callable(getattr(world, "close", None)): world.close()
-        # Ray's cluster outlives a run; these do not
-        if processes is not None and executor is not None: executor.close()
-    sim.spec.name = spec.name
-    if not quiet: _print_run(sim, out, time.perf_counter() - t)
+        try:
+            spec = _read_agent(tools_file, policy_file, getattr(world, "tools", None))
+            from whilelab.axes import default_axes
+            axes = default_axes(spec.tools, spec.policy, faults=opts.world.faults)   # the conditions the world is in
+            roles = {r: backend(s, r, spec.policy, axes, opts.seed)
+                     for r, s in zip(ROLES, (agent, user, writer, judge))}
+            executor = _executor(ray, processes)
+            t = time.perf_counter()
+            try: sim = simulate(roles["agent"], spec.tools, spec.policy, opts, user=roles["user"],
+                                writer=roles["writer"], judge=roles["judge"], axes=axes, out=out, progress=not quiet,
+                                executor=executor, world=world)
+            except (Exception, KeyboardInterrupt) as e: e.add_note(_kept(out)); raise
+        finally:
+            if callable(getattr(world, "close", None)): world.close()
+            # Ray's cluster outlives a run; these do not
+            if processes is not None and executor is not None: executor.close()
+        sim.spec.name = spec.name
+        if not quiet: _print_run(sim, out, time.perf_counter() - t)
+    except KeyboardInterrupt as e:       # a Ctrl-C after the last rollout: say that nothing is missing
+        if sim is not None: e.add_note(f"The run had finished: its {len(sim.rows)} rollouts and summary are in {out}")
+        raise
     return sim
 
 # %% ../nbs/15_cli.ipynb #62df52da

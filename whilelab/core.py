@@ -1008,6 +1008,18 @@ import threading as _threading
 STOP = _threading.Event()   # set by a Ctrl-C while `run_sync` plays; checked per row, per rollout, after each loop
 _LIVE = []                  # [(loop, task)] of the `run_sync` playing on the main thread, for the Ctrl-C handler
 
+def _in_finalizer(frame) -> bool:
+    "Whether `frame` runs in a finalizer (`__del__`, a weakref's callback): an error raised there is printed and lost."
+    while frame is not None:
+        if frame.f_code.co_name == "__del__" or frame.f_code.co_filename.endswith("weakref.py"): return True
+        frame = frame.f_back
+    return False
+
+def _again_soon():
+    "The Ctrl-C delivered again in a moment, once the main thread has left the finalizer it landed in."
+    import _thread
+    _threading.Timer(0.01, _thread.interrupt_main).start()
+
 def _on_sigint(signum, frame):
     """Ctrl-C while a loop plays: cancel its task and raise `STOP`. A cancellation can be swallowed (3.11's `wait_for`
     returns a result that lands with it; a task cancelled on its last step), the flag cannot. Raised at once when a
@@ -1020,6 +1032,7 @@ def _on_sigint(signum, frame):
         if asyncio.current_task(loop) is None and not task.done() and not getattr(task, "cancelling", lambda: 0)():
             task.cancel(); loop.call_soon_threadsafe(lambda: None)   # wakes a loop asleep in select()
             return
+    if _in_finalizer(frame): return _again_soon()
     raise KeyboardInterrupt
 
 def stop_if_asked():
