@@ -158,3 +158,15 @@ def test_a_call_process_holds_no_lock_another_thread_had_when_it_was_forked():
         answers = [w.call("count_permit", {"permit_id": f"P{i}"})["status"] for i in range(3)]
     w.close()
     assert answers == ["ok"] * 3 and running_children() == []
+
+
+def test_a_fork_of_a_world_of_your_own_class_is_of_that_class():
+    "A fork (and a situation's copy) keeps the class you derived from FunctionWorld, and shares the call processes."
+    class Register(FunctionWorld):
+        def opened(self) -> int: return sum(p["status"] == "open" for p in self.state["permits"].values())
+    w = Register([get_permit, revoke_permit], permits(), options=WorldOptions(calls_in="processes"))
+    twin = w.fork()
+    assert twin.call("revoke_permit", {"permit_id": "P0"})["status"] == "ok"
+    assert (type(twin), twin.opened(), w.opened(), twin._processes is w._processes) == (Register, 2, 3, True)
+    w.close()
+    assert running_children() == []

@@ -573,7 +573,7 @@ def _copied(state):
 @patch
 def fork(self: FunctionWorld) -> FunctionWorld:
     "A copy with a state of its own (an SQLite database: a copy in memory)."
-    new = object.__new__(FunctionWorld)
+    new = object.__new__(type(self))
     new.__dict__.update(self.__dict__)          # not `copy.copy`: that would pickle the state, to be replaced
     if self.is_sqlite and self.state.in_transaction: self.state.commit()   # a copy sees (and waits for) commits only
     new.state = sqlite_copy(self.state) if self.is_sqlite else _copied(self.state)
