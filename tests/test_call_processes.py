@@ -137,12 +137,19 @@ def test_calls_in_names_its_choices():
     test_fail(lambda: WorldOptions(calls_in="forks"), contains="must be 'threads' or 'processes', got 'forks'")
 
 
+def sleeps_a_while(db, permit_id: str) -> dict:
+    "Look a permit up in a register that answers after a second. permit_id: such as 'P0'"
+    time.sleep(1.0)                                # in C: its thread cannot be ended until the sleep returns
+
 def test_close_in_threads_names_the_fix_for_a_call_blocked_in_c():
-    w = world("threads", timeout=0.2)
-    assert w.call("sleep_forever", {"permit_id": "P0"})["status"] == "timeout"
+    "A thread blocked in C at close is abandoned, and the warning names calls_in='processes'."
+    w = FunctionWorld([sleeps_a_while], permits(), options=WorldOptions(server_timeout_s=0.2, end_grace_s=0.0))
+    assert w.call("sleeps_a_while", {"permit_id": "P0"})["status"] == "timeout"
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always"); w.close()
     assert any("calls_in='processes'" in str(s.message) for s in seen)
+    for t in threading.enumerate():                # it ends when its sleep does: no thread left for other files' tests
+        if t.name == "whilelab-call": t.join(30)
 
 
 HELD = threading.Lock()

@@ -106,6 +106,7 @@ def test_the_site_reads_in_a_browser(site):
             assert page.locator(".md-footer__link--next").count() == 1    # previous/next links
             page.goto(f"http://127.0.0.1:{port}/16_worlds.html", wait_until="networkidle")
             table = page.locator("table").filter(has_text="a dict of tables (any JSON value), or SQLite")
+            table.first.wait_for(timeout=30_000)        # drawn by then on a busy machine (a count may come first)
             assert table.count() == 1 and "dict | None" in table.inner_text()   # FunctionWorld's parameters, as a table
             page.goto(f"http://127.0.0.1:{port}/14_widgets.html", wait_until="networkidle")
             body = page.inner_text("body")
