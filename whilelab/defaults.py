@@ -324,6 +324,8 @@ class GradeOptions:
     number_tail: int = _d(9, "digits a phone number is known by: a national number without its trunk 0 or country "
                              "code (UK, DE, FR: 9-11 digits), so '+44 7700 900276' and '07700 900276' are one number",
                           lo=5)
+    stream_rows: int = _d(1024, "rows `grade(..., out=path)` holds, and sends to the judge, at once: ~10 MB of rows, "
+                                "and 64 rows per judge call in flight (16) to keep them all busy", lo=1)
 
 # %% ../nbs/04_defaults.ipynb #77df1000
 @named

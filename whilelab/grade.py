@@ -4,7 +4,8 @@
 
 # %% ../nbs/06_grade.ipynb #31a4d36e
 from __future__ import annotations
-import asyncio, collections, copy, dataclasses, functools, inspect, json, marshal, re, warnings
+import asyncio, collections, collections.abc, copy, dataclasses, functools, inspect, itertools, json, marshal, re, warnings
+from pathlib import Path
 from dataclasses import dataclass, field
 import numpy as np
 from fastcore.basics import patch
@@ -12,7 +13,7 @@ from .core import AgentSpec, stable_hash, canonical_json, run_sync, redact, ungr
 from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING: from whilelab.stats import Interval   # annotations only: scipy.stats loads when a judge is scored
 from .defaults import GradeOptions, TrustOptions, StatsOptions
-from .rollout import row_key, Spend
+from .rollout import row_key, Spend, RowView
 from .world import Schema, check_args
 from .axes import policy_clauses
 
@@ -26,9 +27,9 @@ __all__ = ['CONDUCT_RULES', 'CONFIRM_RE', 'DONE_STATUSES', 'SUCCESS_RE', 'HEDGE_
            'truncated_reply', 'empty_reply', 'end_state', 'check_conduct', 'goal_facts', 'reward_parts', 'reward_of',
            'Label', 'BadLabel', 'RuleJudge', 'transcript', 'parse_label', 'LLMJudge', 'code_hash', 'as_judge',
            'judge_all', 'SameFamilyJudge', 'check_judge_family', 'agent_families', 'argument_grounding', 'hard_floors',
-           'Graded', 'RowGrader', 'row_grader', 'grade', 'play_graded', 'PersonCtx', 'person_rule', 'invented_fact',
-           'ended_early', 'unanswered', 'broke_stance', 'revealed_hidden', 'check_person', 'person_error', 'attribute',
-           'person_errors', 'probes', 'Trust', 'gold_from_flaws', 'judge_trust']
+           'Graded', 'GradedView', 'RowGrader', 'row_grader', 'grade', 'play_graded', 'PersonCtx', 'person_rule',
+           'invented_fact', 'ended_early', 'unanswered', 'broke_stance', 'revealed_hidden', 'check_person',
+           'person_error', 'attribute', 'person_errors', 'probes', 'Trust', 'gold_from_flaws', 'judge_trust']
 
 # %% ../nbs/06_grade.ipynb #a325130e
 @dataclass
@@ -720,6 +721,37 @@ def of(cls: Graded,
     out.ungraded = ungraded_counts(out)
     return out
 
+# %% ../nbs/06_grade.ipynb #4c4efa7c
+class GradedView(RowView):
+    """Graded rows in a JSONL file (`grade(..., out=path)`), read back from disk as they are used: a `RowView` with
+    `Graded`'s counts and `report`."""
+    judged, floored, ungraded = 0, {}, {}
+    report = Graded.report
+
+
+# %% ../nbs/06_grade.ipynb #31da9977
+@patch(cls_method=True)
+def written(cls: GradedView,
+            rows: collections.abc.Iterable,  # graded rows, made as they are read
+            path: str | Path                 # a new JSONL file to write them to
+           ) -> GradedView:
+    "Write graded `rows` to `path` one at a time, counting as `Graded.of` does, and view them."
+    try: f = open(path, "xb")
+    except FileExistsError:
+        raise FileExistsError(f"{path} exists, and grade writes a new file. Fix: pass another out=, or delete it "
+                              "to grade again") from None
+    view, judged, floored, ungraded, at = cls(path), 0, collections.Counter(), collections.Counter(), 0
+    with f:
+        for r in rows:
+            line = (canonical_json(r) + "\n").encode("utf-8")
+            f.write(line); view.offsets.append(at); at += len(line)
+            judged += (r.get("judge") or {}).get("label") is not None      # a failed call: not judged
+            floored.update(r.get("floored_by") or [])
+            if r.get("ungraded"): ungraded[r["ungraded"].split(":")[0]] += 1
+    view.judged, view.floored, view.ungraded = judged, dict(floored), dict(sorted(ungraded.items()))
+    return view
+
+
 # %% ../nbs/06_grade.ipynb #e0855b19
 def _markers(row, verdicts, hard) -> dict:
     return {**{v["rule"]: float(v["passed"]) for v in verdicts if v["rule"] not in hard},
@@ -835,17 +867,35 @@ def row_grader(spec: AgentSpec,                 # the agent's tools and policy
     if not _labels_from_verdicts(judge, spec, opts): return None
     return RowGrader(spec, judge, getattr(agent, "family", None) or None, opts, situations, user_turns)
 
+# %% ../nbs/06_grade.ipynb #6aee8448
+def _grading(rows, spec, judge, family: str, opts: GradeOptions, spend, at_once: int):
+    "`rows` graded, one at a time, `at_once` of them checked and sent to the judge together."
+    if _labels_from_verdicts(judge, spec, opts):      # its rules again would give the same labels
+        yield from map(RowGrader(spec, judge, family, opts), rows); return
+    ctx, left = RuleCtx(spec, opts), iter(rows)
+    while part := list(itertools.islice(left, at_once)):
+        verdicts = [check_conduct(r, ctx) for r in part]
+        hard = hard_floors([{"rules": vs} for vs in verdicts], opts=opts)
+        floors = [[] if r.get("error") else f for r, f in zip(part, hard)]
+        asked = [not f and not r.get("error") for r, f in zip(part, floors)]   # an outage is never judged: not conduct
+        labels = iter(judge_all(judge, [r for r, a in zip(part, asked) if a], spend=spend))
+        yield from (_graded(r, vs, f, dataclasses.replace(next(labels), agent_family=family) if a else None, ctx)
+                    for r, vs, f, a in zip(part, verdicts, floors, asked))
+
+
 # %% ../nbs/06_grade.ipynb #4bbcbe73
-def grade(rows: list,                         # rollouts to grade
+def grade(rows: list,                         # rollouts to grade (a list, or a run's `RowView`)
           spec: AgentSpec,                    # the agent's tools and policy
           judge: object | None = None,        # a judge or a function of a row (default: `RuleJudge`)
           agent: object | None = None,  # the agent under test, for the family check (default: rows' `agent_family`)
           opts: GradeOptions | None = None,   # hard rules, thresholds, `allow_same_family`
-          spend: Spend | None = None  # a `rollout.Spend` the judge's calls count against: past its limit, ungraded
-         ) -> Graded:
+          spend: Spend | None = None, # a `rollout.Spend` the judge's calls count against: past its limit, ungraded
+          out: str | Path | None = None  # a new JSONL file to stream the graded rows to (None: graded rows in memory)
+         ) -> Graded | GradedView:
     """Conduct rules first: a hard-rule breach is reward 0, unjudged; the judge labels the rest; error rows stay
-    ungraded. New dicts."""
-    opts, rows = opts or GradeOptions(), list(rows)
+    ungraded. New dicts; with `out`, written there `GradeOptions.stream_rows` at a time and viewed (`GradedView`)."""
+    opts = opts or GradeOptions()
+    rows = rows if out is not None and isinstance(rows, collections.abc.Sequence) else list(rows)  # read twice
     unknown = [r for r in opts.hard_rules if r not in CONDUCT_RULES]
     if unknown:
         raise ValueError(f"GradeOptions.hard_rules names no conduct rule {unknown}. Fix: use some of "
@@ -854,16 +904,9 @@ def grade(rows: list,                         # rollouts to grade
     fams = agent_families(agent, rows)
     check_judge_family(judge, fams, opts)
     fam = fams[0] if len(fams) == 1 else "mixed"
-    if _labels_from_verdicts(judge, spec, opts):      # its rules again would give the same labels
-        return Graded.of(map(RowGrader(spec, judge, fam, opts), rows))
-    ctx = RuleCtx(spec, opts)
-    verdicts = [check_conduct(r, ctx) for r in rows]
-    hard = hard_floors([{"rules": vs} for vs in verdicts], opts=opts)
-    floors = [[] if r.get("error") else f for r, f in zip(rows, hard)]
-    asked = [not f and not r.get("error") for r, f in zip(rows, floors)]   # an outage is never judged: not conduct
-    labels = iter(judge_all(judge, [r for r, a in zip(rows, asked) if a], spend=spend))
-    return Graded.of(_graded(r, vs, f, dataclasses.replace(next(labels), agent_family=fam) if a else None,
-                             ctx) for r, vs, f, a in zip(rows, verdicts, floors, asked))
+    if out is None: return Graded.of(_grading(rows, spec, judge, fam, opts, spend, max(1, len(rows))))
+    return GradedView.written(_grading(rows, spec, judge, fam, opts, spend, opts.stream_rows), out)
+
 
 # %% ../nbs/06_grade.ipynb #9757b892
 def play_graded(play: Callable,       # a function of `finish` playing rows: `rollouts(..., finish=finish)`

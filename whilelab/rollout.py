@@ -832,7 +832,7 @@ class RowView(collections.abc.Sequence):
     def extend(self,
                offsets  # more rows' byte offsets, appended in order
               ): self.offsets.extend(offsets)
-    def __repr__(self): return f"RowView({len(self)} rows in {self.path.name})"
+    def __repr__(self): return f"{type(self).__name__}({len(self)} rows in {self.path.name})"
 
 
 # %% ../nbs/05_rollout.ipynb #3136bb88

@@ -1,0 +1,68 @@
+"""Grading a run's rows on disk (`grade(view, ..., out=path)`): the rows and counts of grading in memory, with no more
+than `GradeOptions.stream_rows` rows held at once, whatever the judge."""
+import json, tracemalloc
+import pytest
+from whilelab.defaults import GradeOptions, SimOptions
+from whilelab.grade import GradedView, grade
+from whilelab.rollout import RowView
+from whilelab.simulate import simulate
+
+COPIES = 32         # the example's 64 rows (one per cell), each written this many times under other ids: 2,048 rows
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    "A run's rows on disk as a `RowView`, and its spec."
+    sim = simulate(options=SimOptions(k_samples=1, n_phrasings=1, search=None), progress=False)
+    path, offsets, at = tmp_path_factory.mktemp("run") / "rows.jsonl", [], 0
+    with open(path, "wb") as f:
+        for copy in range(COPIES):
+            for r in sim.rows:
+                line = (json.dumps({**r, "situation_id": f"{r['situation_id']}-{copy}"}) + "\n").encode()
+                f.write(line); offsets.append(at); at += len(line)
+    return RowView(path, offsets), sim.spec
+
+
+def by_turns(row):
+    "A judge that reads each row (so `grade` cannot take its labels from the rules): passes an even conversation."
+    return "pass" if len(row["messages"]) % 2 == 0 else "fail"
+
+
+def peak_mb(f) -> float:
+    "Peak traced memory of `f()`, in MB."
+    tracemalloc.start()
+    try: f(); return tracemalloc.get_traced_memory()[1] / 2**20
+    finally: tracemalloc.stop()
+
+
+@pytest.mark.parametrize("judge", [None, by_turns], ids=["rules", "reads-rows"])
+def test_graded_on_disk_equals_graded_in_memory(run, judge, tmp_path):
+    view, spec = run[0][:350], run[1]          # more than three parts of 100, the last one short
+    held = grade(view, spec, judge)
+    on_disk = grade(view, spec, judge, opts=GradeOptions(stream_rows=100), out=tmp_path / "graded.jsonl")
+    assert isinstance(on_disk, GradedView) and len(on_disk) == len(held) == len(view)
+    assert on_disk.report() == held.report()
+    assert list(on_disk) == list(held)
+    assert on_disk[5:7] == held[5:7]
+
+
+@pytest.mark.parametrize("judge", [None, by_turns], ids=["rules", "reads-rows"])
+def test_grading_to_a_file_holds_the_same_memory_for_eight_times_the_rows(run, judge, tmp_path):
+    view, spec = run
+    few, all_ = view[:len(view) // 8], view
+    streamed = [peak_mb(lambda: grade(v, spec, judge, opts=GradeOptions(stream_rows=100), out=tmp_path / f"{len(v)}"))
+                for v in (few, all_)]
+    held = [peak_mb(lambda: grade(v, spec, judge)) for v in (few, all_)]
+    # rows are ~18 KB each: held, the 1,792 more rows cost ~30 MB; streamed, 100 rows at a time, they cost nothing but
+    # (rules) what a RowGrader keeps of each distinct row's grading, at most GRADES_KEPT (4,096) of them
+    assert held[1] - held[0] > 10, held
+    assert streamed[1] - streamed[0] < (1 if judge else (held[1] - held[0]) / 2), (streamed, held)
+
+
+def test_an_existing_file_is_never_written_over(run, tmp_path):
+    view, spec = run
+    out = tmp_path / "graded.jsonl"
+    out.write_text("mine\n")
+    with pytest.raises(FileExistsError, match="exists.*Fix: pass another out="):
+        grade(view[:10], spec, out=out)
+    assert out.read_text() == "mine\n"
