@@ -50,4 +50,4 @@ python tools/readme.py --check
 echo "== nbdev_test (every notebook, run as a test)"
 nbdev_test --n_workers 2
 echo "== pytest tests (one worker per core; a file's tests share a worker, so its module fixtures are built once)"
-python -m pytest tests -q -p no:cacheprovider -p no:benchmark -n auto --dist loadfile
+python -m pytest tests -q -p no:cacheprovider -p no:benchmark -n auto --dist loadfile --durations=25
