@@ -826,10 +826,11 @@ ROW_READS = ("messages", "calls", "cell", "error", "reference_hash", "state_hash
              "stop_reasons", "situation_id", "agent_family")
 _SET = ("rules", "floored_by", "markers", "judge", "reward_parts", "reward", "ungraded")   # fields `_graded` sets
 
-def _content_key(row: dict) -> str | None:
-    "What the rules read of `row` as one text (None when it is not plain JSON)."
-    try: return canonical_json([row.get(k) for k in ROW_READS])
-    except (TypeError, ValueError): return None
+def _content_key(row: dict) -> bytes | None:
+    """What the rules read of `row`, as bytes (None when it is not plain data). `marshal`, not JSON: ~6x faster, and equal
+    bytes are always equal values (only equal values built another way, a tuple for a list, miss the cache)."""
+    try: return marshal.dumps([row.get(k) for k in ROW_READS])
+    except ValueError: return None
 
 def _pure(judge) -> bool:
     "Whether grading is a function of `ROW_READS` alone: the built-in rules only, labelled by a `RuleJudge`."
