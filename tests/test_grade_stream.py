@@ -1,8 +1,9 @@
 """Grading a run's rows on disk (`grade(view, ..., out=path)`): the rows and counts of grading in memory, with no more
-than `GradeOptions.stream_rows` rows held at once, whatever the judge."""
+than `GradeOptions.stream_rows` rows held at once, whatever the judge; and cutting them, a prompt at a time."""
 import json, tracemalloc
 import pytest
 from whilelab.defaults import GradeOptions, SimOptions
+from whilelab.cut import cut_dpo, cut_grpo, cut_kto, cut_rm, cut_sft
 from whilelab.grade import GradedView, grade
 from whilelab.rollout import RowView
 from whilelab.simulate import simulate
@@ -66,3 +67,28 @@ def test_an_existing_file_is_never_written_over(run, tmp_path):
     with pytest.raises(FileExistsError, match="exists.*Fix: pass another out="):
         grade(view[:10], spec, out=out)
     assert out.read_text() == "mine\n"
+
+
+@pytest.fixture(scope="module")
+def graded_on_disk(run, tmp_path_factory):
+    "The run's rows graded to a file: a `GradedView`."
+    view, spec = run
+    return grade(view, spec, out=tmp_path_factory.mktemp("graded") / "graded.jsonl"), spec
+
+
+@pytest.mark.parametrize("cut", [cut_sft, cut_dpo, cut_grpo, cut_rm, cut_kto], ids=lambda f: f.__name__)
+def test_a_cut_of_rows_on_disk_equals_the_cut_of_them_in_memory(graded_on_disk, cut):
+    view, spec = graded_on_disk
+    on_disk, in_memory = cut(view, spec), cut(list(view), spec)
+    assert (on_disk.kind, on_disk.rows, on_disk.dropped) == (in_memory.kind, in_memory.rows, in_memory.dropped)
+    assert on_disk.rows or on_disk.dropped
+
+
+def test_a_cut_of_rows_on_disk_holds_a_prompt_at_a_time(graded_on_disk):
+    view, spec = graded_on_disk
+    few, all_ = view[:len(view) // 8], view
+    # one sample a prompt: every GRPO group is unanimous and dropped, so what a cut holds is all that is measured
+    on_disk = [peak_mb(lambda: cut_grpo(v, spec)) for v in (few, all_)]
+    in_memory = [peak_mb(lambda: cut_grpo(list(v), spec)) for v in (few, all_)]
+    assert in_memory[1] - in_memory[0] > 10, in_memory
+    assert on_disk[1] - on_disk[0] < 1, on_disk

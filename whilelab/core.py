@@ -16,10 +16,10 @@ import numpy as np
 __all__ = ['JSON_TYPES', 'FORMAT_LENGTHS', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPFRONT_POLICY', 'STOP_WORDS', 'BOILERPLATE',
            'MIN_SECRET_LEN', 'STOP', 'canonical_json', 'stable_hash', 'derive_seed', 'rng_for', 'LazyRng',
            'user_stacklevel', 'SchemaError', 'normalize_schema', 'check_refs', 'type_schema', 'parse_docstring',
-           'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row', 'Kept', 'ungraded_counts', 'graded_rows',
-           'AgentSpec', 'text_file', 'find_customer', 'list_orders', 'get_order', 'cancel_order', 'refund_order',
-           'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data', 'content_words', 'env_secrets',
-           'redact', 'find_secrets', 'close_with_loop', 'stop_if_asked', 'run_sync']
+           'guess_effect', 'api_alias', 'Tool', 'tools', 'validate_row', 'Kept', 'ungraded_counts', 'fit_row',
+           'graded_rows', 'AgentSpec', 'text_file', 'find_customer', 'list_orders', 'get_order', 'cancel_order',
+           'refund_order', 'update_shipping_address', 'escalate_to_human', 'shopfront', 'shared_data', 'content_words',
+           'env_secrets', 'redact', 'find_secrets', 'close_with_loop', 'stop_if_asked', 'run_sync']
 
 # %% ../nbs/00_core.ipynb #7004ca41
 def canonical_json(obj: object  # plain JSON values (and numpy numbers, sets, dates, ids, enums)
@@ -751,25 +751,34 @@ def _check_reward(r, i, where):
                          "reward must be finite")
 
 # %% ../nbs/00_core.ipynb #5c4e3721
+def fit_row(r: dict,                  # a row
+            i: int,                   # its place, for errors
+            where: str,               # what needs it, for errors
+            fields: tuple = GRADED_FIELDS  # fields it must hold
+           ) -> bool:
+    """Whether graded row `r` is fit to use: False when `grade` left it ungraded (with a reason); an error naming the row
+    and field when it is not a graded row at all."""
+    if not isinstance(r, dict):
+        raise TypeError(f"{where}: row #{i} is a {type(r).__name__}, not a dict. Fix: pass rows as whilelab writes them")
+    miss = [f for f in fields if f not in r]
+    if miss:
+        raise ValueError(f"{where}: row {_row_name(r, i)} has no {miss[0]!r}. Fix: pass rows from "
+                         "whilelab.grade.grade(...), which keeps every field a rollout wrote")
+    if r.get("reward") is None and r.get("ungraded"): return False
+    if r.get("reward") is None: raise ValueError(f"{where}: row {_row_name(r, i)} is not graded (reward is None). "
+                                                 "Fix: pass rows from whilelab.grade.grade(...)")
+    _check_reward(r, i, where)
+    return True
+
+# %% ../nbs/00_core.ipynb #fe11e37b
 def graded_rows(rows: list,           # rows
                 where: str,           # what needs them, for errors
                 fields: tuple = GRADED_FIELDS  # fields every row must hold
                ) -> Kept:
     """The graded rows of `rows`; rows `grade` left ungraded (with a reason) are counted out. Else an error naming the
     row and field."""
-    out, rows = Kept(), list(rows)
-    for i, r in enumerate(rows):
-        if not isinstance(r, dict):
-            raise TypeError(f"{where}: row #{i} is a {type(r).__name__}, not a dict. Fix: pass rows as whilelab "
-                            "writes them")
-        miss = [f for f in fields if f not in r]
-        if miss:
-            raise ValueError(f"{where}: row {_row_name(r, i)} has no {miss[0]!r}. Fix: pass rows from "
-                             "whilelab.grade.grade(...), which keeps every field a rollout wrote")
-        if r.get("reward") is None and r.get("ungraded"): continue
-        if r.get("reward") is None: raise ValueError(f"{where}: row {_row_name(r, i)} is not graded (reward is None). "
-                                                     "Fix: pass rows from whilelab.grade.grade(...)")
-        _check_reward(r, i, where); out.append(r)
+    rows = list(rows)
+    out = Kept(r for i, r in enumerate(rows) if fit_row(r, i, where, fields))
     out.left_out = ungraded_counts(r for r in rows if r.get("reward") is None)
     return out
 

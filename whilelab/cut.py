@@ -7,14 +7,14 @@ from __future__ import annotations
 import collections, inspect, json, re
 from dataclasses import dataclass, field
 from pathlib import Path
-from .core import AgentSpec, canonical_json, stable_hash, find_secrets, graded_rows
+from .core import AgentSpec, canonical_json, stable_hash, find_secrets, graded_rows, fit_row, ungraded_counts
 from .defaults import CutOptions, GradeOptions
-from .rollout import row_key
+from .rollout import row_key, RowView
 
 # %% auto #0
-__all__ = ['Selection', 'cut_sft', 'cut_dpo', 'cut_grpo', 'SituationEnv', 'schemas_only', 'EnvironmentFactory', 'environment_for',
-           'environment_factories', 'tell_replies', 'cut_rm', 'cut_kto', 'overlap', 'decontaminate', 'to_dataset',
-           'export', 'PublishRefused', 'gate', 'publish']
+__all__ = ['Selection', 'prompt_groups', 'cut_sft', 'cut_dpo', 'cut_grpo', 'SituationEnv', 'schemas_only', 'EnvironmentFactory',
+           'environment_for', 'environment_factories', 'tell_replies', 'cut_rm', 'cut_kto', 'overlap', 'decontaminate',
+           'to_dataset', 'export', 'PublishRefused', 'gate', 'publish']
 
 # %% ../nbs/07_cut.ipynb #5d2847c0
 @dataclass
@@ -30,6 +30,23 @@ class Selection:
         return {"kind": self.kind, "kept": len(self.rows), "dropped": dict(self.dropped), **self.notes,
                 "decontaminated": self.decontaminated}
     def __repr__(self): return f"Selection({self.report()})"
+
+# %% ../nbs/07_cut.ipynb #7d1432d3
+def prompt_groups(rows: list,  # graded rows, or a `RowView` of them (a run's rows, `grade(..., out=path)`)
+                  where: str   # what needs them, for errors
+                 ) -> tuple[list, dict]:
+    """([(prompt, a function giving its graded rows in key order)] by prompt (situation, phrasing), why rows were left
+    out). From a `RowView` only offsets are held: a prompt's rows are read from disk when asked for."""
+    if not isinstance(rows, RowView):
+        kept, groups = graded_rows(rows, where), collections.defaultdict(list)
+        for r in kept: groups[(r["situation_id"], r["phrasing"])].append(r)
+        return [(k, lambda g=groups[k]: sorted(g, key=row_key)) for k in sorted(groups)], kept.left_out
+    at, left_out = collections.defaultdict(list), collections.Counter()
+    for i, (r, offset) in enumerate(zip(rows, rows.offsets)):
+        if fit_row(r, i, where): at[(r["situation_id"], r["phrasing"])].append(offset)
+        else: left_out.update(ungraded_counts([r]))
+    read = lambda k: sorted(RowView(rows.path, at[k]), key=row_key)
+    return [(k, lambda k=k: read(k)) for k in sorted(at)], dict(sorted(left_out.items()))
 
 # %% ../nbs/07_cut.ipynb #3b3b7878
 def _meta(r) -> dict:
@@ -52,18 +69,17 @@ def _agent_chars(msgs) -> int:
     return sum(len(m.get("content") or "") + len(canonical_json(m.get("tool_calls") or [])) for m in msgs if m["role"] == "assistant")
 
 # %% ../nbs/07_cut.ipynb #20895801
-def cut_sft(rows: list,                    # graded rows (`grade`)
+def cut_sft(rows: list,                    # graded rows (`grade`), or a `RowView` of them
             spec: AgentSpec,               # the agent: its tools and policy
             opts: CutOptions | None = None # the gate, grounding and length limits
            ) -> Selection:
     """One best passing rollout per prompt (situation, phrasing), spread over behaviour signatures, with a loss mask on
     agent turns."""
     opts = opts or CutOptions()
-    by_prompt, kept = collections.defaultdict(list), graded_rows(rows, "cut_sft")
-    for r in kept: by_prompt[(r["situation_id"], r["phrasing"])].append(r)
-    used, out, dropped = collections.Counter(), [], collections.Counter(kept.left_out)
-    for key in sorted(by_prompt):
-        ok = [r for r in by_prompt[key] if r["reward"] >= opts.sft_min_reward and not r.get("error")]
+    groups, left_out = prompt_groups(rows, "cut_sft")
+    used, out, dropped = collections.Counter(), [], collections.Counter(left_out)
+    for key, rows_of in groups:
+        ok = [r for r in rows_of() if r["reward"] >= opts.sft_min_reward and not r.get("error")]
         if not ok: dropped["no passing rollout"] += 1; continue
         best = min(ok,
                    key=lambda r: (used[r["signature"]], len(r["messages"]), _agent_chars(r["messages"]), row_key(r)))
@@ -71,7 +87,7 @@ def cut_sft(rows: list,                    # graded rows (`grade`)
         msgs = _system(spec, opts) + best["messages"]
         out.append({"messages": msgs, "tools": _tools(spec), "loss_mask": [int(m["role"] == "assistant") for m in msgs],
                     **_meta(best)})
-    return Selection("sft", out, dropped, {"prompts": len(by_prompt), "signatures": len(used)})
+    return Selection("sft", out, dropped, {"prompts": len(groups), "signatures": len(used)})
 
 # %% ../nbs/07_cut.ipynb #c0748816
 def _split(a, b):
@@ -87,11 +103,9 @@ def _sides(c, j, opts):
     return (prefix, ch, rj) if opts.dpo_full_trajectory or not ch or not rj else (prefix, ch[:1], rj[:1])
 
 # %% ../nbs/07_cut.ipynb #a96caac7
-def _pairs(rows, opts, dropped):
-    by_prompt = collections.defaultdict(list)
-    for r in rows: by_prompt[(r["situation_id"], r["phrasing"])].append(r)
-    for key in sorted(by_prompt):
-        group = sorted(by_prompt[key], key=row_key)
+def _pairs(groups, opts, dropped):
+    for key, rows_of in groups:
+        group = rows_of()
         cands = []
         for c in group:
             for j in group:
@@ -113,35 +127,37 @@ def _pairs(rows, opts, dropped):
             n += 1
             if n >= opts.dpo_pairs_per_prompt: break
 
+# %% ../nbs/07_cut.ipynb #d44281f1
+def _preference_pairs(groups, left_out, spec, opts) -> tuple[list, collections.Counter]:
+    "(the DPO rows of `groups`' prompts, what was dropped and why)."
+    dropped, out = collections.Counter(left_out), []
+    for c, j, prefix, ch, rj, ratio in _pairs(groups, opts, dropped):
+        out.append({"prompt": _system(spec, opts) + prefix, "chosen": ch, "rejected": rj, "tools": _tools(spec),
+                    # not `margin`: TRL reads that
+                    "reward_gap": c["reward"] - j["reward"], "length_ratio": round(ratio, 4),
+                    "chosen_meta": _meta(c), "rejected_meta": _meta(j)})
+    return out, dropped
+
 # %% ../nbs/07_cut.ipynb #a807008c
-def cut_dpo(rows: list,                    # graded rows (`grade`)
+def cut_dpo(rows: list,                    # graded rows (`grade`), or a `RowView` of them
             spec: AgentSpec,               # the agent: its tools and policy
             opts: CutOptions | None = None # the gate and the pairing rules
            ) -> Selection:
     """Preference pairs from the same situation and phrasing: a reward gap, a bounded length gap, the first differing
     agent turn."""
-    kept = graded_rows(rows, "cut_dpo")
-    opts, dropped, out = opts or CutOptions(), collections.Counter(kept.left_out), []
-    for c, j, prefix, ch, rj, ratio in _pairs(kept, opts, dropped):
-        out.append({"prompt": _system(spec, opts) + prefix, "chosen": ch, "rejected": rj, "tools": _tools(spec),
-                    # not `margin`: TRL reads that
-                    "reward_gap": c["reward"] - j["reward"], "length_ratio": round(ratio, 4),
-                    "chosen_meta": _meta(c), "rejected_meta": _meta(j)})
-    return Selection("dpo", out, dropped)
+    return Selection("dpo", *_preference_pairs(*prompt_groups(rows, "cut_dpo"), spec, opts or CutOptions()))
 
 # %% ../nbs/07_cut.ipynb #b7999c38
-def cut_grpo(rows: list,                    # graded rows (`grade`), k samples per prompt
+def cut_grpo(rows: list,                    # graded rows (`grade`), or a `RowView` of them, k samples per prompt
              spec: AgentSpec,               # the agent: its tools and policy
              opts: CutOptions | None = None # the gate and the pass-rate band of useful groups
             ) -> Selection:
     "Whole groups (all samples of a prompt) whose pass rate lies within the band; unanimous groups dropped and counted."
-    kept = graded_rows(rows, "cut_grpo")
-    opts, dropped, out = opts or CutOptions(), collections.Counter(kept.left_out), []
+    groups, left_out = prompt_groups(rows, "cut_grpo")
+    opts, dropped, out = opts or CutOptions(), collections.Counter(left_out), []
     lo, hi = opts.grpo_band
-    groups = collections.defaultdict(list)
-    for r in kept: groups[(r["situation_id"], r["phrasing"])].append(r)
-    for key in sorted(groups):
-        g = sorted(groups[key], key=row_key)
+    for key, rows_of in groups:
+        g = rows_of()
         rate = sum(r["reward"] >= 0.5 for r in g) / len(g)
         if rate in (0.0, 1.0): dropped["unanimous: all fail" if rate == 0 else "unanimous: all pass"] += 1; continue
         if not lo <= rate <= hi: dropped["pass rate outside the band"] += 1; continue
@@ -288,15 +304,12 @@ def tell_replies(completions: list,   # TRL's completions, one per rollout: mess
     return [None] * len(completions)
 
 # %% ../nbs/07_cut.ipynb #11c5f1a8
-def cut_rm(rows: list,                    # graded rows (`grade`)
+def cut_rm(rows: list,                    # graded rows (`grade`), or a `RowView` of them
            spec: AgentSpec,               # the agent: its tools and policy
            opts: CutOptions | None = None # the gate and the pairing rules
           ) -> Selection:
     "Reward-model pairs (`prompt`, `chosen`, `rejected`): the DPO pairs, in the form TRL's `RewardTrainer` trains on."
-    kept = graded_rows(rows, "cut_rm")
-    s = cut_dpo(kept, spec, opts)
-    s.kind = "rm"; s.dropped.update(kept.left_out)
-    return s
+    return Selection("rm", *_preference_pairs(*prompt_groups(rows, "cut_rm"), spec, opts or CutOptions()))
 
 # %% ../nbs/07_cut.ipynb #562af306
 def cut_kto(rows: list,                    # graded rows (`grade`)
