@@ -1,14 +1,15 @@
 """Grading a run's rows on disk (`grade(view, ..., out=path)`): the rows and counts of grading in memory, with no more
-than `GradeOptions.stream_rows` rows held at once, whatever the judge; and cutting them, a prompt at a time."""
+than `GradeOptions.stream_rows` rows held at once, whatever the judge; cutting them a prompt at a time; and a delta of them, from values kept in one pass."""
 import json, tracemalloc
 import pytest
 from whilelab.defaults import GradeOptions, SimOptions
+from whilelab.delta import delta_report
 from whilelab.cut import cut_dpo, cut_grpo, cut_kto, cut_rm, cut_sft
 from whilelab.grade import GradedView, grade
 from whilelab.rollout import RowView
 from whilelab.simulate import simulate
 
-COPIES = 32         # the example's 64 rows (one per cell), each written this many times under other ids: 2,048 rows
+COPIES = 16         # the example's 64 rows (one per cell), each written this many times under other ids: 1,024 rows
 
 
 @pytest.fixture(scope="module")
@@ -51,10 +52,11 @@ def test_graded_on_disk_equals_graded_in_memory(run, judge, tmp_path):
 def test_grading_to_a_file_holds_the_same_memory_for_eight_times_the_rows(run, judge, tmp_path):
     view, spec = run
     few, all_ = view[:len(view) // 8], view
-    streamed = [peak_mb(lambda: grade(v, spec, judge, opts=GradeOptions(stream_rows=100), out=tmp_path / f"{len(v)}"))
+    # parts of 50: the fewer rows fill two (a part short of full would hold less and flatter the figure)
+    streamed = [peak_mb(lambda: grade(v, spec, judge, opts=GradeOptions(stream_rows=50), out=tmp_path / f"{len(v)}"))
                 for v in (few, all_)]
     held = [peak_mb(lambda: grade(v, spec, judge)) for v in (few, all_)]
-    # rows are ~18 KB each: held, the 1,792 more rows cost ~30 MB; streamed, 100 rows at a time, they cost nothing but
+    # rows are ~18 KB each: held, the 896 more rows cost ~15 MB; streamed, 50 rows at a time, they cost nothing but
     # (rules) what a RowGrader keeps of each distinct row's grading, at most GRADES_KEPT (4,096) of them
     assert held[1] - held[0] > 10, held
     assert streamed[1] - streamed[0] < (1 if judge else (held[1] - held[0]) / 2), (streamed, held)
@@ -92,3 +94,30 @@ def test_a_cut_of_rows_on_disk_holds_a_prompt_at_a_time(graded_on_disk):
     in_memory = [peak_mb(lambda: cut_grpo(list(v), spec)) for v in (few, all_)]
     assert in_memory[1] - in_memory[0] > 10, in_memory
     assert on_disk[1] - on_disk[0] < 1, on_disk
+
+
+@pytest.fixture(scope="module")
+def judged_on_disk(run, tmp_path_factory):
+    "The run's rows graded by a judge that reads each row, to a file: the 'after' of a delta."
+    view, spec = run
+    return grade(view, spec, by_turns, out=tmp_path_factory.mktemp("judged") / "graded.jsonl")
+
+
+def test_a_delta_of_rows_on_disk_equals_the_delta_of_them_in_memory(graded_on_disk, judged_on_disk):
+    before, _ = graded_on_disk
+    on_disk = delta_report(before, judged_on_disk, must_not_regress=("argument_grounding",), n_resamples=500)
+    in_memory = delta_report(list(before), list(judged_on_disk), must_not_regress=("argument_grounding",),
+                             n_resamples=500)
+    assert repr(on_disk) == repr(in_memory) and on_disk.excluded == in_memory.excluded
+    assert on_disk.table().equals(in_memory.table())
+
+
+def test_a_delta_of_rows_on_disk_holds_values_not_rows(graded_on_disk, judged_on_disk):
+    before, after = graded_on_disk[0], judged_on_disk
+    sizes = (len(before) // 8, len(before))
+    on_disk = [peak_mb(lambda: delta_report(before[:n], after[:n], n_resamples=100)) for n in sizes]
+    in_memory = [peak_mb(lambda: delta_report(list(before[:n]), list(after[:n]), n_resamples=100)) for n in sizes]
+    # ~18 KB a row held, against a value array per situation and metric kept (~100 bytes each; here every row is a
+    # situation of its own, the worst case): 1,792 more rows
+    assert in_memory[1] - in_memory[0] > 20, in_memory
+    assert on_disk[1] - on_disk[0] < (in_memory[1] - in_memory[0]) / 5, (on_disk, in_memory)

@@ -31,7 +31,7 @@ class Selection:
                 "decontaminated": self.decontaminated}
     def __repr__(self): return f"Selection({self.report()})"
 
-# %% ../nbs/07_cut.ipynb #7d1432d3
+# %% ../nbs/07_cut.ipynb #0bd519c0
 def prompt_groups(rows: list,  # graded rows, or a `RowView` of them (a run's rows, `grade(..., out=path)`)
                   where: str   # what needs them, for errors
                  ) -> tuple[list, dict]:
@@ -127,7 +127,7 @@ def _pairs(groups, opts, dropped):
             n += 1
             if n >= opts.dpo_pairs_per_prompt: break
 
-# %% ../nbs/07_cut.ipynb #d44281f1
+# %% ../nbs/07_cut.ipynb #72bd99b6
 def _preference_pairs(groups, left_out, spec, opts) -> tuple[list, collections.Counter]:
     "(the DPO rows of `groups`' prompts, what was dropped and why)."
     dropped, out = collections.Counter(left_out), []

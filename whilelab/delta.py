@@ -4,20 +4,20 @@
 
 # %% ../nbs/08_delta.ipynb #91656324
 from __future__ import annotations
-import collections
+import array, collections
 from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
 from pathlib import Path
 from .core import stable_hash
 from .stats import paired_test
-from .core import graded_rows, Kept
+from .core import fit_row, ungraded_counts
 from .grade import CONDUCT_RULES, argument_grounding
 from .cover import OKABE_ITO, save_figure, _font
 from .defaults import FigureOptions
 
 # %% auto #0
-__all__ = ['holdout', 'default_markers', 'DeltaReport', 'delta_report', 'plot_delta']
+__all__ = ['PASS_AT_1', 'holdout', 'default_markers', 'DeltaReport', 'delta_report', 'plot_delta']
 
 # %% ../nbs/08_delta.ipynb #2abfb9f4
 def holdout(situation_ids: list,   # every situation of the run
@@ -29,14 +29,20 @@ def holdout(situation_ids: list,   # every situation of the run
     return {s for s in situation_ids if int(stable_hash(seed, "holdout", s, n=8), 16) / 16 ** 8 < share}
 
 # %% ../nbs/08_delta.ipynb #52d7da1d
+def _means(by_situation: dict  # situation -> its values
+          ) -> xr.DataArray:
+    "Each situation's mean value, in situation order."
+    ids = sorted(by_situation)
+    return xr.DataArray([np.mean(by_situation[i]) for i in ids], dims="situation", coords={"situation": ids})
+
+# %% ../nbs/08_delta.ipynb #7da7dac9
 def _per_task(rows, value) -> xr.DataArray:
     "Mean of `value(row)` per situation."
     acc = {}
     for r in rows:
         v = value(r)
         if v is not None: acc.setdefault(r["situation_id"], []).append(float(v))
-    ids = sorted(acc)
-    return xr.DataArray([np.mean(acc[i]) for i in ids], dims="situation", coords={"situation": ids})
+    return _means(acc)
 
 # %% ../nbs/08_delta.ipynb #c82576c4
 def _rule_marker(name):
@@ -84,43 +90,59 @@ class DeltaReport:
     def __repr__(self): return f"DeltaReport({self.verdict.upper()}: " + "; ".join(self.reasons) + ")"
 
 # %% ../nbs/08_delta.ipynb #28ea3379
-def _agents_own(rows: Kept) -> Kept:
-    """The rows whose result is the agent's own: a row where the simulated person broke its brief (`person_error`, set
-    by `whilelab.grade.attribute` on passing and failing rows alike) is counted apart, in `apart` by the rule broken."""
-    out = Kept([r for r in rows if not r.get("person_error")], rows.left_out)
-    out.apart = dict(sorted(collections.Counter(r["person_error"]["rule"] for r in rows
-                                                if r.get("person_error")).items()))
-    return out
+@dataclass
+class _Own:
+    "What `delta_report` keeps of one agent's rows, read in one pass: never the rows."
+    values: dict       # metric -> situation -> its values (an `array('d')`, 8 bytes a value) on the agent's own rows
+    situations: set    # the situations of the agent's own rows
+    n: int             # how many rows are the agent's own
+    left_out: dict     # why -> rows `grade` left ungraded
+    apart: dict        # rule -> rows where the simulated person broke its brief
+
+def _agents_own(rows: list, where: str, metrics: dict) -> _Own:
+    """Each metric's values by situation on the rows whose result is the agent's own, in one pass: a row where the
+    simulated person broke its brief (`person_error`, set by `whilelab.grade.attribute` on passing and failing rows
+    alike) is counted apart, by the rule broken; an ungraded row is counted out."""
+    values = {k: collections.defaultdict(lambda: array.array("d")) for k in metrics}
+    sits, n, left_out, apart = set(), 0, collections.Counter(), collections.Counter()
+    for i, r in enumerate(rows):
+        if not fit_row(r, i, where, fields=("situation_id",)): left_out.update(ungraded_counts([r])); continue
+        if r.get("person_error"): apart[r["person_error"]["rule"]] += 1; continue
+        sits.add(r["situation_id"]); n += 1
+        for k, f in metrics.items():
+            if (v := f(r)) is not None: values[k][r["situation_id"]].append(float(v))
+    return _Own(values, sits, n, dict(sorted(left_out.items())), dict(sorted(apart.items())))
 
 # %% ../nbs/08_delta.ipynb #72922079
+PASS_AT_1 = {"pass@1": lambda r: r["reward"]}   # the metric every delta report has, before the markers
+
 def _delta_inputs(before, after, markers, must_not_regress) -> tuple:
-    "(graded rows before, after, the markers, what was left out and why), or an error naming the fix."
-    before = graded_rows(before, "delta_report (before)", fields=("situation_id",))
-    after = graded_rows(after, "delta_report (after)", fields=("situation_id",))
-    before, after = _agents_own(before), _agents_own(after)
-    if not before or not after:
-        raise ValueError("delta_report: before or after has no rows. Fix: pass graded rows of both agents")
+    "(what is kept of the rows before, after, the markers, what was left out and why), or an error naming the fix."
     markers = default_markers() if markers is None else dict(markers)
+    before, after = (_agents_own(rows, f"delta_report ({name})", {**PASS_AT_1, **markers})
+                     for rows, name in ((before, "before"), (after, "after")))
+    if not before.n or not after.n:
+        raise ValueError("delta_report: before or after has no rows. Fix: pass graded rows of both agents")
     unknown = [m for m in must_not_regress if m not in markers]
     if unknown:
         raise ValueError(f"must_not_regress names unknown markers {unknown}. Fix: use some of {sorted(markers)}")
-    sb, sa = {r["situation_id"] for r in before}, {r["situation_id"] for r in after}
+    sb, sa = before.situations, after.situations
     if not sb & sa:
         raise ValueError("before and after share no situation. Fix: evaluate both agents on the same held-out "
                          "situations")
     only = (("situations only before", len(sb - sa)), ("situations only after", len(sa - sb)))
     excluded = {k: n for k, n in only if n}
-    for name, rows in (("before", before), ("after", after)):
-        excluded |= {f"rows {name}: {why}": n for why, n in rows.left_out.items()}
-        excluded |= {f"rows {name}: the person broke its brief ({rule})": n for rule, n in rows.apart.items()}
+    for name, own in (("before", before), ("after", after)):
+        excluded |= {f"rows {name}: {why}": n for why, n in own.left_out.items()}
+        excluded |= {f"rows {name}: the person broke its brief ({rule})": n for rule, n in own.apart.items()}
     return before, after, markers, excluded
 
 # %% ../nbs/08_delta.ipynb #ba34c80d
 def _paired_results(before, after, markers: dict, must_not_regress, excluded: dict, n_resamples, level, seed) -> dict:
     "pass@1 and each marker -> its paired test; a marker with no value on both sides is left out (and noted)."
     results = {}
-    for k, f in {"pass@1": lambda r: r["reward"], **markers}.items():
-        b, a = _per_task(before, f), _per_task(after, f)
+    for k in {**PASS_AT_1, **markers}:
+        b, a = _means(before.values[k]), _means(after.values[k])
         if not set(b.situation.values) & set(a.situation.values):
             if k in must_not_regress:
                 raise ValueError(f"marker {k!r} has no value on the rows of both agents, so it cannot be protected. "
