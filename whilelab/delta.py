@@ -35,7 +35,7 @@ def _means(by_situation: dict  # situation -> its values
     ids = sorted(by_situation)
     return xr.DataArray([np.mean(by_situation[i]) for i in ids], dims="situation", coords={"situation": ids})
 
-# %% ../nbs/08_delta.ipynb #7da7dac9
+# %% ../nbs/08_delta.ipynb #5db2cca0
 def _per_task(rows, value) -> xr.DataArray:
     "Mean of `value(row)` per situation."
     acc = {}

@@ -4,10 +4,11 @@
 
 # %% ../nbs/11_hacks.ipynb #41c37eb5
 from __future__ import annotations
+import collections
 from dataclasses import dataclass, field
 import numpy as np
 import xarray as xr
-from .core import graded_rows
+from .core import fit_row, ungraded_counts
 from .grade import _final_text
 from .defaults import GradeOptions
 
@@ -67,6 +68,17 @@ class HackScan:
 def _centre(x, gi, cnt):
     return x - (np.bincount(gi, x) / cnt)[gi]
 
+# %% ../nbs/11_hacks.ipynb #04a24a0f
+def _scan_inputs(rows) -> tuple[list, list, list, dict]:
+    """(each graded row's features, reward and situation; why rows were left out), in one pass: a run's `RowView` is
+    read once and no row is kept."""
+    F, rewards, tasks, left_out = [], [], [], collections.Counter()
+    for i, r in enumerate(rows):
+        if not fit_row(r, i, "hack_scan", fields=("situation_id", "messages")):
+            left_out.update(ungraded_counts([r])); continue
+        F.append(features(r)); rewards.append(r["reward"]); tasks.append(r["situation_id"])
+    return F, rewards, tasks, dict(sorted(left_out.items()))
+
 # %% ../nbs/11_hacks.ipynb #6281b77b
 def hack_scan(rows: list,             # graded rows
               n_shuffles: int = 1000, # shuffles of the rewards within each task: the floor a real association beats
@@ -75,13 +87,13 @@ def hack_scan(rows: list,             # graded rows
              ) -> HackScan:
     """Which rollout features move graded rewards within tasks beyond a shuffled floor; surface ones that raise it are
     suspects."""
-    rows = graded_rows(rows, "hack_scan", fields=("situation_id", "messages"))
-    if len(rows) < 10:
-        raise ValueError(f"hack_scan: only {len(rows)} graded rows. Fix: grade at least 10 rows (whilelab.grade.grade)")
-    F = [features(r) for r in rows]; names = list(F[0])
+    F, rewards, tasks, left_out = _scan_inputs(rows)
+    if len(F) < 10:
+        raise ValueError(f"hack_scan: only {len(F)} graded rows. Fix: grade at least 10 rows (whilelab.grade.grade)")
+    names = list(F[0])
     X = np.array([[f[n] for n in names] for f in F], float)
-    rew = np.array([r["reward"] for r in rows], float)
-    _, gi = np.unique([r["situation_id"] for r in rows], return_inverse=True)
+    rew = np.array(rewards, float)
+    _, gi = np.unique(tasks, return_inverse=True)
     cnt = np.bincount(gi)
     Xc = np.column_stack([_centre(X[:, j], gi, cnt) for j in range(X.shape[1])])
     xs = np.sqrt((Xc ** 2).sum(0)); xs[xs == 0] = np.inf
@@ -99,4 +111,4 @@ def hack_scan(rows: list,             # graded rows
     flagged = [n for n, a in zip(names, obs) if abs(a) > floor]
     suspects = [n for n, a in zip(names, obs) if a > floor and n in SURFACE]
     return HackScan(xr.DataArray(obs, dims="feature", coords={"feature": names}, name="within_task_corr"),
-                    floor, flagged, suspects, variance_parts(rew, gi), rows.left_out)
+                    floor, flagged, suspects, variance_parts(rew, gi), left_out)
