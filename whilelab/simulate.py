@@ -50,17 +50,34 @@ def rewards(self: Simulation) -> xr.Dataset | None:
     return reward_tensor(self.rows, self.situations, self.options) if any(r.get("reward") is not None for r in self.rows) else None
 
 # %% ../nbs/13_simulate.ipynb #c1ed816a
-def world_answers(rows: list  # rollout rows
-                 ) -> dict:
-    """How the world you brought answered (the calls a row says it answered, `by`): how many, how many ok, and its most
-    common error."""
-    calls, ok, errors = 0, 0, collections.Counter()      # one pass, nothing of a row kept: rows may be a `RowView`
+def _one_pass(rows, *tallies) -> list:
+    """Each tally's result, the rows read once. A tally is a generator that takes rows by `send` and returns its result
+    when sent None: a run's summary on disk is one read of its rows, not one a figure."""
+    for t in tallies: next(t)
     for r in rows:
+        for t in tallies: t.send(r)
+    return [_result(t) for t in tallies]
+
+def _result(tally):
+    try: tally.send(None)
+    except StopIteration as done: return done.value
+    raise RuntimeError(f"{tally.__name__} went on after its last row: a tally returns when sent None")
+
+# %% ../nbs/13_simulate.ipynb #de76bec3
+def _world_answers_tally():
+    calls, ok, errors = 0, 0, collections.Counter()      # nothing of a row kept: rows may be a `RowView`
+    while (r := (yield)) is not None:
         for c, m in zip(r["calls"], [m for m in r["messages"] if m["role"] == "tool"]):
             if c.get("by") in (None, "sandbox"): continue
             calls, ok = calls + 1, ok + (c["status"] == "ok")
             if c["status"] != "ok": errors[str(m.get("content"))[:160]] += 1
     return {"world_calls": calls, "world_ok": ok, "world_top_error": errors.most_common(1)[0][0] if errors else None}
+
+def world_answers(rows: list  # rollout rows
+                 ) -> dict:
+    """How the world you brought answered (the calls a row says it answered, `by`): how many, how many ok, and its most
+    common error."""
+    return _one_pass(rows, _world_answers_tally())[0]
 
 # %% ../nbs/13_simulate.ipynb #3ca8a573
 def _first_said(row: dict) -> str | None:
@@ -68,47 +85,58 @@ def _first_said(row: dict) -> str | None:
     return next((c["world_said"] for c in row["calls"] if c["tool"] == row["cell"].get("tool") and "world_said" in c),
                 None)
 
-def world_played(rows: list  # rollout rows
-                ) -> dict:
-    """The world axis as played: for each of exists, ineligible and missing, the rows whose first planned call the world
-    itself answered as the cell says, of those where it answered one (`world_said`); and the rows whose world answer
-    contradicts their cell. A cell trying found impossible is counted in neither."""
+def _world_played_tally():
     from whilelab.world import HOLDS
-    said, held, contradicted = dict.fromkeys(HOLDS, 0), dict.fromkeys(HOLDS, 0), 0     # one pass, counts only
-    for r in rows:
+    said, held, contradicted = dict.fromkeys(HOLDS, 0), dict.fromkeys(HOLDS, 0), 0     # counts only
+    while (r := (yield)) is not None:
         w = r["cell"].get("world")
         if w not in HOLDS or "impossible" in (r.get("realized") or {}): continue
         if (s := _first_said(r)) is not None: said[w] += 1; held[w] += s in HOLDS[w]
         contradicted += delivered_cell(r).get("world") != w
     return {"world_as_played": {w: f"{held[w]}/{said[w]}" for w in HOLDS}, "world_contradicted": contradicted}
 
+def world_played(rows: list  # rollout rows
+                ) -> dict:
+    """The world axis as played: for each of exists, ineligible and missing, the rows whose first planned call the world
+    itself answered as the cell says, of those where it answered one (`world_said`); and the rows whose world answer
+    contradicts their cell. A cell trying found impossible is counted in neither."""
+    return _one_pass(rows, _world_played_tally())[0]
+
 # %% ../nbs/13_simulate.ipynb #29e3b761
-def _end_states(rows: list) -> dict:
-    """The share of rows that ended in the reference state, over the rows whose world shows its state (None if none
-    does: unknown is never counted as reached), and how many rows could not be checked."""
-    n, known, reached = 0, 0, 0                         # one pass, counts only
-    for r in rows:
+def _end_states():
+    """Tally the share of rows that ended in the reference state, over the rows whose world shows its state (None if
+    none does: unknown is never counted as reached), and how many rows could not be checked."""
+    n, known, reached = 0, 0, 0                         # counts only
+    while (r := (yield)) is not None:
         n += 1
         if r["reference_hash"] is not None and r["state_hash_after"] is not None:
             known += 1; reached += r["state_hash_after"] == r["reference_hash"]
     return {"reached_reference": round(reached / known, 4) if known else None, "end_state_unknown": n - known}
 
 # %% ../nbs/13_simulate.ipynb #00197e62
+def _row_counts():
+    n, errors, signatures, faults, flawed = 0, 0, set(), 0, 0
+    while (r := (yield)) is not None:
+        n, errors, faults = n + 1, errors + (r["error"] is not None), faults + len(r["faults"])
+        signatures.add(r["signature"]); flawed += r.get("flaw") is not None
+    return {"rollouts": n, "errors": errors, "signatures": len(signatures), "faults_fired": faults, "flawed": flawed}
+
 @patch
 def summary(self: Simulation) -> dict:
-    rows = self.rows
+    "The run in figures, from one read of its rows: what was played, how the world answered, delivered, graded, paid."
+    counts, ends, answers, played, grades, usage = _one_pass(
+        self.rows, _row_counts(), _end_states(), _world_answers_tally(), _world_played_tally(), _grade_summary_tally(),
+        _usage_tally(self.usage_apart))
+    history = self.history is not None
     return {"run_id": self.run_id, "agent": self.spec.name, "policy_version": self.spec.policy_version,
             "world": self.world, "cells": int(self.plan.sizes["cell"]), "situations": len(self.situations),
-            "rollouts": len(rows), "errors": sum(r["error"] is not None for r in rows),
-            "signatures": len({r["signature"] for r in rows}), "faults_fired": sum(len(r["faults"]) for r in rows),
-            "flawed": sum(r.get("flaw") is not None for r in rows),
-            **_end_states(rows), **world_answers(rows), **world_played(rows),
+            **counts, **ends, **answers, **played,
             "delivered_pairs": f"{self.coverage.attrs['pairs_covered']}/{self.coverage.attrs['pairs_planned']}",
             "delivered_fraction": round(float(self.coverage.attrs["fraction"]), 4),
-            "batches": int(self.history.sizes["batch"]) if self.history is not None else None,
-            "stopped": self.stopped,
-            "undeliverable_cells": int(self.history.undeliverable.values[-1]) if self.history is not None and self.history.sizes["batch"] else None,
-            "undelivered_pairs": len(self.undelivered_pairs()), **grade_summary(rows), "usage": usage_by_role(rows, self.usage_apart)}
+            "batches": int(self.history.sizes["batch"]) if history else None, "stopped": self.stopped,
+            "undeliverable_cells": int(self.history.undeliverable.values[-1]) if history and self.history.sizes["batch"]
+                                   else None,
+            "undelivered_pairs": len(self.undelivered_pairs()), **grades, "usage": usage}
 
 # %% ../nbs/13_simulate.ipynb #74a8b4f5
 @patch
@@ -146,13 +174,10 @@ def reward_tensor(rows: list,           # graded rows
     return xr.Dataset({"reward": (dims, R), **({"person_error": (dims, P)} if P.any() else {})}, coords=coords)
 
 # %% ../nbs/13_simulate.ipynb #e3d2f3e1
-def grade_summary(rows: list  # graded rows
-                 ) -> dict:
-    """How many rows are graded, errored or ungraded (by reason); the pass rate over every graded row; how many the
-    person spoiled (by the rule it broke, passing and failing rows alike), and the pass rate without those beside."""
-    # one pass; of a row only its reward is kept (8 bytes): rows may be a `RowView`
+def _grade_summary_tally():
+    # of a row only its reward is kept (8 bytes): rows may be a `RowView`
     rewards, kept, apart, errors, ungraded = array.array("d"), array.array("d"), collections.Counter(), 0, []
-    for r in rows:
+    while (r := (yield)) is not None:
         errors += r.get("error") is not None
         if r.get("ungraded"): ungraded.append({"ungraded": r["ungraded"]})   # rare: an outage, a judge that failed
         if r.get("reward") is None: continue
@@ -164,14 +189,16 @@ def grade_summary(rows: list  # graded rows
     return {"errors": errors, "graded": len(rewards), "ungraded": ungraded_counts(ungraded), "person_errors": apart,
             "set_apart": sum(apart.values()), "pass_rate": rate(rewards), "pass_rate_without_set_apart": rate(kept)}
 
-# %% ../nbs/13_simulate.ipynb #2d67d9d8
-def usage_by_role(rows: list,             # rows, graded or not
-                  apart: dict | None = None  # usage of roles whose calls are on no row (a model writer's), by role
+def grade_summary(rows: list  # graded rows
                  ) -> dict:
-    """Calls, tokens and USD of every role over `rows` (agent and person from the rows, judge from their labels) and
-    `apart`, with their sum over `all_roles`; unknown cost is None."""
+    """How many rows are graded, errored or ungraded (by reason); the pass rate over every graded row; how many the
+    person spoiled (by the rule it broke, passing and failing rows alike), and the pass rate without those beside."""
+    return _one_pass(rows, _grade_summary_tally())[0]
+
+# %% ../nbs/13_simulate.ipynb #2d67d9d8
+def _usage_tally(apart: dict | None):
     total = {}
-    for r in rows:
+    while (r := (yield)) is not None:
         for role, u in (r.get("usage") or {}).items(): total[role] = add_usage(total.get(role), u)
         if (r.get("judge") or {}).get("usage"): total["judge"] = add_usage(total.get("judge"), r["judge"]["usage"])
     for role, u in (apart or {}).items(): total[role] = add_usage(total.get(role), u)
@@ -180,16 +207,25 @@ def usage_by_role(rows: list,             # rows, graded or not
     for u in total.values(): everyone = add_usage(everyone, u)
     return {**dict(sorted(total.items())), "all_roles": everyone}
 
+def usage_by_role(rows: list,             # rows, graded or not
+                  apart: dict | None = None  # usage of roles whose calls are on no row (a model writer's), by role
+                 ) -> dict:
+    """Calls, tokens and USD of every role over `rows` (agent and person from the rows, judge from their labels) and
+    `apart`, with their sum over `all_roles`; unknown cost is None."""
+    return _one_pass(rows, _usage_tally(apart))[0]
+
 # %% ../nbs/13_simulate.ipynb #44e10bd7
-NOT_IN_ROWS = ("concurrency", "flush_rows", "flush_seconds", "openings_kept",   # how fast rows are played and stored,
-               # never what they say; how much may be spent: a higher limit resumes
-               "max_cost_usd", "max_tokens_total")
+NOT_IN_ROWS = {"rollout": ("concurrency", "flush_rows", "flush_seconds", "openings_kept",   # how fast rows are played
+                           # and stored, never what they say; how much may be spent: a higher limit resumes
+                           "max_cost_usd", "max_tokens_total"),
+               "grade": ("stream_rows",)}    # how many rows a streamed grading holds, never what they say
 
 def row_options(opts: SimOptions  # the run's options
                ) -> dict:
     "The options that can change a row, as a dict: what a run id hashes, so a run resumes at any concurrency."
     d = dataclasses.asdict(opts)
-    for k in NOT_IN_ROWS: d["rollout"].pop(k)
+    for part, keys in NOT_IN_ROWS.items():
+        for k in keys: d[part].pop(k)
     if opts.world == WorldOptions(): del d["world"]   # the default world keeps the ids (and the resumes) of older runs
     return d
 
@@ -349,8 +385,9 @@ def simulate(agent: object = None,            # the agent under test (default: t
     cov = _delivered_coverage(rows, plan, [u["impossible"] for u in undeliverable if u.get("impossible")])
     sim = Simulation(rows, plan, cov, axes, situations, spec, opts, run_id, history, stopped, undeliverable,
                      getattr(world, "name", type(world).__name__) if world is not None else "sandbox", apart)
-    if out is not None: save(sim, out, order, graded_in_store)
-    _warn_if_broken(sim.summary(), opts.world)
+    said = sim.summary()            # one read of the rows, for the run folder and the warning alike
+    if out is not None: save(sim, out, order, graded_in_store, said)
+    _warn_if_broken(said, opts.world)
     return sim
 
 # %% ../nbs/13_simulate.ipynb #e64f02fc
@@ -366,7 +403,8 @@ def _warn_if_broken(summary: dict, o: WorldOptions):
 def save(sim: Simulation,     # what `simulate` returned
          out: str | Path,     # the run folder
          order: list | None = None,  # the stored rows' keys in file order, when the caller's store kept them
-         graded_in_store: bool = False  # the store holds these rows graded (each graded as stored): nothing to rewrite
+         graded_in_store: bool = False,  # the store holds these rows graded (each graded as stored): nothing to rewrite
+         summary: dict | None = None     # `sim.summary()`, when the caller has it: each is a read of every row
         ) -> Path:
     """Write the graded rows, plan.nc, coverage.nc, history.nc, summary.json and the figures into `out`: coverage and
     (after a search) history, each as a PNG to look at and a PDF to print."""
@@ -387,7 +425,7 @@ def save(sim: Simulation,     # what `simulate` returned
         plt.close(fig)
     for name, ds in (("plan.nc", sim.plan), ("coverage.nc", sim.coverage), ("history.nc", sim.history)):
         if ds is not None: _write_nc(ds, out / name)
-    summary = {**sim.summary(), "options": dataclasses.asdict(sim.options)}
+    summary = {**(summary or sim.summary()), "options": dataclasses.asdict(sim.options)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     undelivered = {"cells": sim.undeliverable, "pairs": sim.undelivered_pairs()}
     (out / "undelivered.json").write_text(json.dumps(undelivered, indent=2, sort_keys=True) + "\n")
