@@ -2,7 +2,9 @@
 
 Each try starts `whilelab run` on the built-in example shop (offline), waits a random time (seeded) after the first
 row reaches disk (or from the start, for a third of the tries), sends SIGINT, and times the exit. A try is honoured
-when the run exits with 130 within `--limit` seconds and says 'stopped'. With `--resume`, the run is then played to
+when the run exits with 130 within `--limit` seconds and says 'stopped'; or when the signal came after the run had
+written its last file (summary.json) and printed its end, in the interpreter's teardown, and the run exits 0 within the
+limit with nothing lost (counted apart: "finished, exiting"). With `--resume`, the run is then played to
 its end and its rows checked for duplicates.
 
     python bench/ctrl_c.py [--tries 50] [--seed 0] [--limit 1.0] [--resume]
@@ -37,10 +39,12 @@ def one(rng, limit: float, resume: bool) -> dict:
         for part in err.split("The ")[1:]:
             if " rollouts played so far are kept" in part: said = int(part.split()[0])
             if " rollouts and summary are in" in part: said = int(part.split("its ")[1].split()[0])   # finished
-        out = {"code": p.returncode, "seconds": took, "stopped": "whilelab: stopped." in err,
+        exiting = p.returncode == 0 and (d / "r" / "summary.json").is_file() and "Traceback" not in err
+        if exiting: said = json.loads((d / "r" / "summary.json").read_text())["rollouts"]    # what the run said it kept
+        out = {"code": p.returncode, "seconds": took, "stopped": "whilelab: stopped." in err, "exiting": exiting,
                "traceback": "Traceback" in err, "kept": said if said is not None else 0, "disk": lines(rows),
                "tail": err[-600:] if "Traceback" in err or p.returncode != 130 else "",
-               "honoured": p.returncode == 130 and took <= limit and "whilelab: stopped." in err}
+               "honoured": took <= limit and (p.returncode == 130 and "whilelab: stopped." in err or exiting)}
         if resume and p.returncode == 130:
             r = subprocess.run(CMD, cwd=d, env=env, capture_output=True, text=True)
             keys = [(x["situation_id"], x["phrasing"], x["sample"]) for x in map(json.loads, rows.open())]
@@ -59,15 +63,15 @@ def main():
         print(f"try {i}: {r}", file=sys.stderr, flush=True)
     sig = [r for r in res if not r.get("finished_first")]
     secs = sorted(r["seconds"] for r in sig)
-    print(f"\n| tries | signalled | honoured within {a.limit:g} s | exit codes | median / max s to exit "
-          "| rows kept == rows on disk | tracebacks | resumed: duplicates |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"\n| tries | signalled | honoured within {a.limit:g} s | of them finished, exiting | exit codes "
+          "| median / max s to exit | rows kept == rows on disk | tracebacks | resumed: duplicates |")
+    print("|---|---|---|---|---|---|---|---|---|")
     codes = ", ".join(f"{c}: {n}" for c, n in sorted(Counter(r["code"] for r in sig).items()))
     same = sum(r["kept"] == r["disk"] for r in sig)
     dup = (f"{sum(r.get('duplicates', 0) for r in sig)} in {sum('duplicates' in r for r in sig)} resumed"
            if a.resume else "not run")
     med = f"{secs[len(secs) // 2]:.2f} / {secs[-1]:.2f}" if secs else "-"
-    print(f"| {a.tries} | {len(sig)} | {sum(r['honoured'] for r in sig)} | {codes} | {med} | {same} of {len(sig)} "
+    print(f"| {a.tries} | {len(sig)} | {sum(r['honoured'] for r in sig)} | {sum(r['exiting'] for r in sig)} | {codes} | {med} | {same} of {len(sig)} "
           f"| {sum(r['traceback'] for r in sig)} | {dup} |")
 
 if __name__ == "__main__": main()

@@ -4,7 +4,7 @@
 
 # %% ../nbs/15_cli.ipynb #2f99aad0
 from __future__ import annotations
-import argparse, dataclasses, importlib, importlib.util, inspect, json, re, shlex, sys, time, tomllib, types
+import argparse, dataclasses, importlib, importlib.util, inspect, json, re, shlex, signal, sys, time, tomllib, types
 import warnings
 from pathlib import Path
 from .defaults import SimOptions, WorldOptions, field_defaults
@@ -535,6 +535,13 @@ def main(argv: list | None = None  # the arguments (default: the command line)
         print("whilelab: stopped.", *getattr(e, "__notes__", []), sep="\n", file=sys.stderr); return 130
     except BrokenPipeError:   # `whilelab demo | head`: the reader left; the files are written
         sys.stderr.close()
+    finally:
+        # the command is over and its files are written; what is left is the interpreter's own teardown (~0.4 s), in
+        # which Python restores the default handler and a Ctrl-C would kill the process silently. Only whilelab's own
+        # process: a caller that passes `argv` keeps its Ctrl-C.
+        if argv is None:
+            try: signal.signal(signal.SIGINT, signal.SIG_IGN)
+            except KeyboardInterrupt: signal.signal(signal.SIGINT, signal.SIG_IGN)   # one that came as it was set
     return 0
 
 def _command(a) -> int:
