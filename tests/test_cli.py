@@ -479,3 +479,20 @@ def test_a_ctrl_c_that_lands_in_a_finalizer_is_delivered_after_it():
             for _ in range(1000): time.sleep(0.01)                  # delivered within a moment, not dropped
     finally:
         signal.signal(signal.SIGINT, before); core.STOP.clear()
+
+
+def test_a_weak_sets_callback_is_a_finalizer_too():
+    "A WeakSet's callback lives in `_weakrefset.py`, not `weakref.py`: a Ctrl-C there was dropped (bench/ctrl_c.py)."
+    import sys, weakref
+    from whilelab import core
+    class Item: pass
+    seen = []
+    def watch(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "_remove": seen.append(frame)
+    items, item = weakref.WeakSet(), Item()
+    items.add(item)
+    sys.setprofile(watch)
+    try: del item                                                   # its callback runs as it goes
+    finally: sys.setprofile(None)
+    assert [f.f_code.co_filename.rsplit("/", 1)[-1] for f in seen] == ["_weakrefset.py"]
+    assert core._in_finalizer(seen[0]) and not core._in_finalizer(sys._getframe())

@@ -530,7 +530,9 @@ def main(argv: list | None = None  # the arguments (default: the command line)
                    "(needs whilelab[inspect])")
     e.add_argument("--out", metavar="FILE", help="the log file (default: RUN_DIR/inspect/<run id>.eval)")
     a = p.parse_args(argv)
-    try: return _command(a)
+    try:
+        if argv is None: _hear_ctrl_c()
+        return _command(a)
     except KeyboardInterrupt as e:    # from the first moment: an import, a world call, a batch, a re-plan
         print("whilelab: stopped.", *getattr(e, "__notes__", []), sep="\n", file=sys.stderr); return 130
     except BrokenPipeError:   # `whilelab demo | head`: the reader left; the files are written
@@ -543,6 +545,12 @@ def main(argv: list | None = None  # the arguments (default: the command line)
             try: signal.signal(signal.SIGINT, signal.SIG_IGN)
             except KeyboardInterrupt: signal.signal(signal.SIGINT, signal.SIG_IGN)   # one that came as it was set
     return 0
+
+def _hear_ctrl_c():
+    """Whilelab's own process answers Ctrl-C with `core._on_sigint` from here to its end, between batches too: Python's
+    own handler raises where the signal lands, and in a weakref's callback that error is printed and dropped."""
+    from whilelab.core import _on_sigint
+    signal.signal(signal.SIGINT, _on_sigint)
 
 def _command(a) -> int:
     "The command `a` names, run; 2 and the error's words (no traceback) for an error the user can fix."

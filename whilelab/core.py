@@ -1020,7 +1020,8 @@ _LIVE = []                  # [(loop, task)] of the `run_sync` playing on the ma
 def _in_finalizer(frame) -> bool:
     "Whether `frame` runs in a finalizer (`__del__`, a weakref's callback): an error raised there is printed and lost."
     while frame is not None:
-        if frame.f_code.co_name == "__del__" or frame.f_code.co_filename.endswith("weakref.py"): return True
+        if frame.f_code.co_name == "__del__" or frame.f_code.co_filename.endswith(("weakref.py", "_weakrefset.py")):
+            return True
         frame = frame.f_back
     return False
 
