@@ -496,3 +496,23 @@ def test_a_weak_sets_callback_is_a_finalizer_too():
     finally: sys.setprofile(None)
     assert [f.f_code.co_filename.rsplit("/", 1)[-1] for f in seen] == ["_weakrefset.py"]
     assert core._in_finalizer(seen[0]) and not core._in_finalizer(sys._getframe())
+
+
+def test_a_ctrl_c_swallowed_before_a_run_stops_that_run_and_no_later_one():
+    """A library's `except BaseException` can swallow the KeyboardInterrupt of a Ctrl-C between two batches: the next
+    run stops all the same (it cleared the flag as it began: 2 of 45 tries ran on to the end). Once delivered, it is
+    spent: a run its caller starts next plays."""
+    import asyncio, signal
+    from whilelab import core
+    async def work(): await asyncio.sleep(0); return "done"
+    async def interrupted(): signal.raise_signal(signal.SIGINT); await asyncio.sleep(30); return "late"
+    before = signal.signal(signal.SIGINT, core._on_sigint)     # as whilelab's own process has it
+    try:
+        try: signal.raise_signal(signal.SIGINT)                # lands in code that swallows everything
+        except BaseException: pass
+        with pytest.raises(KeyboardInterrupt): core.run_sync(work())
+        assert core.run_sync(work()) == "done"
+        with pytest.raises(KeyboardInterrupt): core.run_sync(interrupted())
+        assert core.run_sync(work()) == "done"                 # caught by its caller: not the next run's
+    finally:
+        signal.signal(signal.SIGINT, before); core.STOP.clear()

@@ -1056,19 +1056,22 @@ def _run_here(main):
             signal.getsignal(signal.SIGINT) not in (signal.default_int_handler, _on_sigint):
         return asyncio.run(main())         # a handler of the caller's own is left alone
     before, outer = signal.getsignal(signal.SIGINT), not _LIVE
-    if outer: STOP.clear()                 # a new run: an earlier Ctrl-C, caught by its caller, is not this one's
-    stop_if_asked()
-    with asyncio.Runner() as runner:
-        task = runner.get_loop().create_task(main())
-        _LIVE.append((runner.get_loop(), task))
-        signal.signal(signal.SIGINT, _on_sigint)   # asyncio.Runner sees a handler of ours and installs none
-        try: runner.get_loop().run_until_complete(task)
-        except asyncio.CancelledError:
-            if STOP.is_set(): raise KeyboardInterrupt from None
-            raise
-        finally:
-            _LIVE.pop(); signal.signal(signal.SIGINT, before)
-    stop_if_asked()                        # the task swallowed its cancellation and finished: Ctrl-C stands
+    try:
+        stop_if_asked()     # a Ctrl-C from before this run that an `except BaseException` somewhere swallowed
+        with asyncio.Runner() as runner:
+            task = runner.get_loop().create_task(main())
+            _LIVE.append((runner.get_loop(), task))
+            signal.signal(signal.SIGINT, _on_sigint)   # asyncio.Runner sees a handler of ours and installs none
+            try: runner.get_loop().run_until_complete(task)
+            except asyncio.CancelledError:
+                if STOP.is_set(): raise KeyboardInterrupt from None
+                raise
+            finally:
+                _LIVE.pop(); signal.signal(signal.SIGINT, before)
+        stop_if_asked()                    # the task swallowed its cancellation and finished: Ctrl-C stands
+    except KeyboardInterrupt:
+        if outer: STOP.clear()             # delivered: a run its caller starts next is not stopped by it
+        raise
 
 def run_sync(coro: typing.Coroutine  # a coroutine
             ):
