@@ -548,9 +548,14 @@ def main(argv: list | None = None  # the arguments (default: the command line)
 
 def _hear_ctrl_c():
     """Whilelab's own process answers Ctrl-C with `core._on_sigint` from here to its end, between batches too: Python's
-    own handler raises where the signal lands, and in a weakref's callback that error is printed and dropped."""
+    own handler raises where the signal lands, and in a weakref's callback (an import's module lock has one) that error
+    is printed and dropped. One heard while `core` is imported is raised once it is."""
+    heard = []
+    def meanwhile(signum, frame): heard.append(signum); raise KeyboardInterrupt
+    signal.signal(signal.SIGINT, meanwhile)
     from whilelab.core import _on_sigint
     signal.signal(signal.SIGINT, _on_sigint)
+    if heard: raise KeyboardInterrupt
 
 def _command(a) -> int:
     "The command `a` names, run; 2 and the error's words (no traceback) for an error the user can fix."
