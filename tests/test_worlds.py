@@ -239,3 +239,23 @@ def test_the_person_knows_the_records_a_servers_list_tools_show(tmp_path):
     asked = [c for r in sim.rows if r["cell"]["world"] == "exists" and r["cell"]["condition"] == "ok"
              for c in r["calls"] if c["tool"] == "get_member" and c.get("by") == "mcp:club"]
     assert asked and sum(c["status"] == "ok" for c in asked) >= 0.9 * len(asked)
+
+
+def test_a_function_that_raises_keeps_its_worker_and_is_never_answered_timeout():
+    """A plain function's own error is its answer: its worker thread takes the next call. Each error used to abandon
+    the thread as if the call had hung, and once 8 were not yet gone the next call of that function was answered
+    'did not return in 30 s' at once: rows that differed from run to run on a busy machine."""
+    import asyncio, threading
+    from whilelab.worlds import acall_within
+    threads = []
+    def lookup(order_id):
+        threads.append(threading.current_thread())      # kept: no two threads share one
+        raise KeyError(order_id)
+    async def twenty():
+        said = []
+        for i in range(20):
+            try: await acall_within(lookup, (f"#W{i}",), cap=8, most=64)
+            except Exception as e: said.append(type(e).__name__)
+        return said
+    assert asyncio.run(twenty()) == ["KeyError"] * 20
+    assert len(set(threads)) == 1, len(set(threads))     # one worker, given back after each error

@@ -295,10 +295,9 @@ def call_within(fn: typing.Callable,    # the function to call
 
 # %% ../nbs/16_worlds.ipynb #b7c10008
 def _settle(fut: asyncio.Future, kind: str, value):
-    "A worker's answer, given to the future its caller awaits (unless the caller stopped waiting)."
-    if fut.done(): return
-    if kind == "error": fut.set_exception(value)
-    else: fut.set_result(value)
+    """A worker's answer as (kind, value), given to the future its caller awaits (unless the caller stopped waiting): the
+    function's own error is a result, never confused with the wait's time-out or its cancellation."""
+    if not fut.done(): fut.set_result((kind, value))
 
 # %% ../nbs/16_worlds.ipynb #b7c10009
 async def acall_within(fn: typing.Callable,    # the function to call (plain or `async`)
@@ -322,13 +321,14 @@ async def acall_within(fn: typing.Callable,    # the function to call (plain or 
     while (w := _Worker.take(fn, cap, most)) == "busy" and time.monotonic() < until: await asyncio.sleep(0.01)
     if isinstance(w, str): raise _late(fn, timeout)         # it hangs again, or no worker came free in its time
     w.jobs.put((fn, args, kwargs or {}, lambda *out: loop.call_soon_threadsafe(_settle, fut, *out)))
-    try: value = await asyncio.wait_for(fut, timeout)
+    try: kind, value = await asyncio.wait_for(fut, timeout)
     except asyncio.TimeoutError:
         if interrupt is not None: interrupt()
         w.abandon()
         raise _late(fn, timeout) from None
     except BaseException: w.abandon(); raise       # the rollout was cancelled: its call is nobody's to wait for
-    w.give_back()
+    w.give_back()                                  # it returned or raised: free for the next call, as `call_within`
+    if kind == "error": raise value
     return value
 
 # %% ../nbs/16_worlds.ipynb #958b0066
