@@ -19,7 +19,7 @@ __all__ = ['ROLES', 'STATE_NAMES', 'demo', 'options_of', 'options_from', 'option
 def _print_run(sim, out, seconds):
     print(f"agent {sim.spec.name}: {len(sim.spec.tools)} tools, policy version {sim.spec.policy_version}\n")
     print(sim.axes, "\n")
-    s = json.loads((Path(out) / "summary.json").read_text())   # what the folder says: no second read of every row
+    s = sim.summary()
     print(f"plan: {s['cells']} cells ({sim.plan.attrs['method']}, strength {sim.plan.attrs['strength']}, seed "
           f"{sim.options.seed}); {s['situations']} situations played, {sim.options.n_phrasings} phrasings x "
           f"{sim.options.k_samples} samples each")
