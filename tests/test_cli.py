@@ -481,6 +481,30 @@ def test_a_ctrl_c_that_lands_in_a_finalizer_is_delivered_after_it():
         signal.signal(signal.SIGINT, before); core.STOP.clear()
 
 
+def test_a_ctrl_c_from_a_finalizer_that_already_stopped_the_run_is_not_raised_again():
+    """A Ctrl-C landing in a finalizer while a run plays is sent again 10 ms later; if `STOP` alone stopped the run
+    meanwhile, the second one broke out of the caller's `except KeyboardInterrupt` (whilelab said 'stopped' and still
+    died of the signal, exit -2: bench/ctrl_c.py). Once delivered, it is never raised again."""
+    import asyncio, signal, threading, time
+    from whilelab import core
+    class Finalized:
+        def __del__(self): signal.raise_signal(signal.SIGINT)
+    async def work():
+        Finalized()                      # the Ctrl-C lands in its finalizer while the run's task is running
+        core.stop_if_asked()             # where a loop of rollouts checks: the run stops on the flag alone
+        await asyncio.sleep(30)
+    before, again = signal.signal(signal.SIGINT, core._on_sigint), False
+    try:
+        with pytest.raises(KeyboardInterrupt): core.run_sync(work())
+        try:                             # the caller's `except` clause: the resend timer has had its moment here
+            for t in [t for t in threading.enumerate() if isinstance(t, threading.Timer)]: t.join(5)
+            time.sleep(0.05)
+        except KeyboardInterrupt: again = True
+    finally:
+        signal.signal(signal.SIGINT, before); core.STOP.clear()
+    assert not again and not core.STOP.is_set()
+
+
 def test_a_weak_sets_callback_is_a_finalizer_too():
     "A WeakSet's callback lives in `_weakrefset.py`, not `weakref.py`: a Ctrl-C there was dropped (bench/ctrl_c.py)."
     import sys, weakref

@@ -1026,9 +1026,10 @@ def _in_finalizer(frame) -> bool:
     return False
 
 def _again_soon():
-    "The Ctrl-C delivered again in a moment, once the main thread has left the finalizer it landed in."
+    """The Ctrl-C delivered again in a moment, once the main thread has left the finalizer it landed in: unless `STOP`
+    alone stopped the run meanwhile and it was delivered (spent), when a second one would break the caller's `except`."""
     import _thread
-    _threading.Timer(0.01, _thread.interrupt_main).start()
+    _threading.Timer(0.01, lambda: STOP.is_set() and _thread.interrupt_main()).start()
 
 def _on_sigint(signum, frame):
     """Ctrl-C while a loop plays: cancel its task and raise `STOP`. A cancellation can be swallowed (3.11's `wait_for`

@@ -16,8 +16,8 @@ from .core import derive_seed, canonical_json, content_words
 # %% auto #0
 __all__ = ['REPAIR_STEPS', 'FIELD_MAX', 'TABU_TENURE', 'OKABE_ITO', 'MISSING_COLOUR', 'IMPOSSIBLE_COLOUR', 'FIGURE_FORMATS',
            'GAP_MIN_SIMILARITY', 'NoCellLeft', 'covering_array', 'plan_missing', 'extend_cover', 'plan_cells',
-           'coverage', 'missing_pairs', 'missing_pair_names', 'readable_labels', 'save_figure', 'figure_problems',
-           'plot_coverage', 'coverage_gap']
+           'PairTally', 'plan_tally', 'coverage', 'missing_pairs', 'missing_pair_names', 'readable_labels',
+           'save_figure', 'figure_problems', 'plot_coverage', 'coverage_gap']
 
 # %% ../nbs/02_cover.ipynb #2a49356f
 REPAIR_STEPS = PlanOptions().repair_steps   # PlanOptions.reasons()['repair_steps'] says why
@@ -635,22 +635,6 @@ def _planned(cells, cl, axes) -> tuple:
     names, values, cons = _axes_of(axes)
     return {n: [str(v) for v in vals] for n, vals in zip(names, values)}, cons, []
 
-# %% ../nbs/02_cover.ipynb #88710c4f
-def _pair_counts(a, b, levels, cl, impossible) -> tuple:
-    "(how many of the cells `cl` hold each pair of values of axes `a` and `b`, which of those pairs are possible)."
-    ia, ib = {v: i for i, v in enumerate(levels[a])}, {v: i for i, v in enumerate(levels[b])}
-    m = np.zeros((len(ia), len(ib)), np.int64)
-    for c in cl:
-        if a not in c or b not in c: continue
-        if c[a] not in ia or c[b] not in ib:
-            bad = a if c[a] not in ia else b
-            raise ValueError(f"cell {c} has {bad}={c[bad]!r}, not a planned value. Fix: add it to axis {bad!r} or "
-                             "drop the cell")
-        m[ia[c[a]], ib[c[b]]] += 1
-    ok = np.array([[frozenset({(a, va), (b, vb)}) not in impossible for vb in levels[b]] for va in levels[a]], bool)
-    return xr.DataArray(m, dims=(a, b), coords={a: levels[a], b: levels[b]},
-                        attrs={"impossible": canonical_json(np.argwhere(~ok).tolist())}), ok
-
 # %% ../nbs/02_cover.ipynb #63c423df
 def _implied(impossible: set,  # pairs no cell can hold, as frozensets of (axis, value)
              levels: dict      # axis -> its values
@@ -667,6 +651,63 @@ def _implied(impossible: set,  # pairs no cell can hold, as frozensets of (axis,
                 out.add(p)
     return out
 
+# %% ../nbs/02_cover.ipynb #88710c4f
+class PairTally:
+    """How many cells hold each pair of values of every two axes, kept as cells come: `coverage` of all of them at any
+    moment without counting them again (a search adds each batch's new cells, not every cell seen so far)."""
+    def __init__(self,
+                 levels: dict,       # axis -> its planned values (strings), in the plan's order
+                 ruled_out: list = ()  # pairs no cell may hold ({axis: value} pairs): constraints, proved uncoverable
+                ):
+        self.levels, self.ruled_out, self.n, self.distinct = levels, list(ruled_out), 0, 0
+        self.index = {a: {v: i for i, v in enumerate(vs)} for a, vs in levels.items()}
+        self.counts = {(a, b): np.zeros((len(levels[a]), len(levels[b])), np.int64)
+                       for a, b in itertools.combinations(levels, 2)}
+
+# %% ../nbs/02_cover.ipynb #22c214d1
+@patch
+def add(self: PairTally,
+        c: dict,     # a cell: axis -> value (str)
+        n: int = 1   # how many times it was played (one distinct cell each call)
+       ):
+    "Count cell `c` `n` times; a value an axis does not plan is an error naming it."
+    at = {a: self.index[a].get(c[a]) for a in self.levels if a in c}
+    if len(at) > 1 and None in at.values():
+        bad = next(a for a, i in at.items() if i is None)
+        raise ValueError(f"cell {c} has {bad}={c[bad]!r}, not a planned value. Fix: add it to axis {bad!r} or "
+                         "drop the cell")
+    for (a, b), m in self.counts.items():
+        if a in at and b in at: m[at[a], at[b]] += n
+    self.n += n; self.distinct += 1
+
+# %% ../nbs/02_cover.ipynb #c828cbe4
+@patch
+def coverage(self: PairTally,
+             impossible: list = (),  # more pairs no cell can hold ({axis: value} pairs): a world's, found by trying
+             rollouts: int = 0       # how many rows the cells were counted from (0: cells, not rows)
+            ) -> xr.Dataset:
+    "The pair counts so far as `coverage` gives them (its attrs too), with `impossible` ruled out."
+    rule = {frozenset((a, str(v)) for a, v in u.items()) for u in [*self.ruled_out, *impossible] if len(u) == 2}
+    if impossible: rule = _implied(rule, self.levels)      # what a world cannot hold rules out more than its pair
+    out, planned, covered = {}, 0, 0
+    for (a, b), m in self.counts.items():
+        ok = np.array([[frozenset({(a, va), (b, vb)}) not in rule for vb in self.levels[b]] for va in self.levels[a]],
+                      bool)
+        planned, covered = planned + int(ok.sum()), covered + int(((m > 0) & ok).sum())
+        out[f"{a}__{b}"] = xr.DataArray(m.copy(), dims=(a, b), coords={a: self.levels[a], b: self.levels[b]},
+                                        attrs={"impossible": canonical_json(np.argwhere(~ok).tolist())})
+    return xr.Dataset(out, attrs=dict(pairs_planned=planned, pairs_covered=covered,
+                                      fraction=covered / planned if planned else 1.0, n_cells=self.n,
+                                      distinct_cells=self.distinct, rollouts=rollouts,
+                                      axes=canonical_json(list(self.levels))))
+
+# %% ../nbs/02_cover.ipynb #8644e248
+def plan_tally(plan: xr.Dataset  # a plan (`covering_array`)
+              ) -> PairTally:
+    "An empty `PairTally` over `plan`'s axes, with its constraints and the pairs proved uncoverable ruled out."
+    levels, cons, unc = _planned(plan, [], plan)
+    return PairTally(levels, [*cons, *unc])
+
 # %% ../nbs/02_cover.ipynb #e39e0d7d
 def coverage(cells: xr.Dataset | list,  # a plan, cell dicts, or rows (dicts with a `cell`)
              axes: Axes | dict | xr.Dataset | None = None,  # `Axes`, a dict, or a plan; default: the plan's or those seen
@@ -678,16 +719,10 @@ def coverage(cells: xr.Dataset | list,  # a plan, cell dicts, or rows (dicts wit
     cells = cells if isinstance(cells, xr.Dataset) else list(cells)
     cl = _cells_of(cells, cell_of)
     levels, cons, unc = _planned(cells, cl, axes)
-    found = bool(impossible)
-    impossible = {frozenset((a, str(v)) for a, v in u.items()) for u in [*cons, *unc, *impossible] if len(u) == 2}
-    if found: impossible = _implied(impossible, levels)      # what a world cannot hold rules out more than its pair
-    counts = {f"{a}__{b}": _pair_counts(a, b, levels, cl, impossible) for a, b in itertools.combinations(levels, 2)}
-    planned = sum(int(ok.sum()) for _, ok in counts.values())
-    covered = sum(int(((m.values > 0) & ok).sum()) for m, ok in counts.values())
-    return xr.Dataset({name: m for name, (m, _) in counts.items()}, attrs=dict(pairs_planned=planned, pairs_covered=covered,
-                                       fraction=covered / planned if planned else 1.0, n_cells=len(cl),
-                                       distinct_cells=len({canonical_json(c) for c in cl}), rollouts=_row_count(cells),
-                                       axes=canonical_json(list(levels))))
+    tally, one = PairTally(levels, [*cons, *unc]), {}
+    for c in cl: one.setdefault(canonical_json(c), [c, 0])[1] += 1       # each distinct cell counted once, n times
+    for c, n in one.values(): tally.add(c, n)
+    return tally.coverage(impossible, rollouts=_row_count(cells))
 
 # %% ../nbs/02_cover.ipynb #5f1ad22e
 def _count_bins(top: int) -> np.ndarray:

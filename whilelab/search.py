@@ -12,7 +12,7 @@ from fastcore.basics import patch
 from .core import AgentSpec, canonical_json, rng_for, run_sync, derive_seed
 from .defaults import SearchOptions, SimOptions, RolloutOptions, ARMS
 from .axes import Axes
-from .cover import coverage, plan_cells, covering_array, missing_pairs, NoCellLeft, extend_cover
+from .cover import plan_tally, plan_cells, covering_array, missing_pairs, NoCellLeft, extend_cover
 from .cover import OKABE_ITO, save_figure, _font
 from .defaults import FigureOptions
 from .rollout import situation_from_cell, rollouts, delivered_cell, miss_reason, row_key, Spend
@@ -168,8 +168,9 @@ class Search:
         # rows: a `RowView` on the store (offsets, not rows) when there is one, else a list
         self.rows = store.view([]) if isinstance(store, RowStore) else []
         self.situations, self.history = [], []
-        self.failures = []                      # (row key, cell) of each failing row, for the failure-mutation arm
+        self.failures = []                      # (row key, cell) of each failing row, by key: failure-mutation arm's
         self.sigs, self.seen_cells, self.deliveries = collections.Counter(), set(), collections.Counter()
+        self.tally = plan_tally(plan)           # pair counts of the distinct cells seen: coverage without a recount
         # signature -> {cell: (the first row key with it, the cell)}: all the behaviour-targeted arm reads of the rows
         self.by_signature = collections.defaultdict(dict)
         self.misses = {}                        # cell -> why its last rollout did not deliver it
@@ -296,7 +297,7 @@ def _cells_for(self: Search, arm: str, n: int, taken: set) -> list[tuple[dict, s
         rare = self._rarest_cells(n - len(paid)) if len(paid) < n else []
         return [(c, f"rare-near-b{b}-{j}", None) for j, c in enumerate(paid)] + \
                [(c, f"rare-b{b}-{j}", None) for j, c in enumerate(rare, len(paid))]
-    fails, out = sorted(self.failures, key=lambda f: f[0]), []
+    fails, out = self.failures, []
     for j in range(n):
         cell, kind = self._mutation(fails, rng)
         self.flying |= self.pairs_owed(cell)
@@ -547,10 +548,12 @@ def _count(self: Search, row: dict):
     first = self.by_signature[row["signature"]]
     if cell not in first or key < first[cell][0]: first[cell] = (key, row["cell"])
     got = delivered_cell(row)
-    self.seen_cells.add(canonical_json(got))
+    if (seen := canonical_json(got)) not in self.seen_cells:
+        self.seen_cells.add(seen); self.tally.add({k: str(v) for k, v in json.loads(seen).items()})
     if row["cell"] == got: self.deliveries[cell] += 1
     else: self.misses[cell] = miss_reason(row)
-    if failed(row): self.failures.append((key, row["cell"]))
+    # kept in key order as rows come, not sorted again each batch: the arm draws from every failure so far
+    if failed(row): bisect.insort(self.failures, (key, row["cell"]), key=lambda f: f[0])
 
 # %% ../nbs/03_search.ipynb #986ce674
 @patch
@@ -647,8 +650,7 @@ def step(self) -> dict | None:
     before, self.weights = dict(self.weights), update_weights(self.weights, yields, self)
     self._keep(new); self.situations += self._kept_situations(sits)
     self.quiet = 0 if fresh else self.quiet + 1
-    cov = coverage([json.loads(c) for c in sorted(self.seen_cells)], self.plan,   # which pairs, not how often
-                   impossible=self.impossible_pairs())
+    cov = self.tally.coverage(self.impossible_pairs())  # which pairs, not how often: one count per distinct cell
     self._replan(cov, [s.cell for s in sits if s.arm in GRID_ARMS])
     rec = self._record(why, alloc, before, per_arm, yields, fresh, cov, len(new))
     self.history.append(rec); self.batch += 1

@@ -13,7 +13,7 @@ import xarray as xr
 from .core import AgentSpec, stable_hash, canonical_json, shopfront, ungraded_counts
 from .defaults import SimOptions, WorldOptions
 from .axes import Axes, default_axes
-from .cover import covering_array, coverage, plot_coverage, plan_cells, missing_pairs, save_figure
+from .cover import covering_array, coverage, plan_tally, plot_coverage, plan_cells, missing_pairs, save_figure
 from .rollout import (situation_from_cell, rollouts, delivered_cell, RowStore, read_rows, iter_rows, row_key,
                               hold_lock, add_usage, Spend, RowView)
 from .standins import ScriptedAgent, TemplateUser
@@ -345,13 +345,11 @@ def _attributed(rows, situations, opts: SimOptions, graded_in_store: bool) -> tu
 
 # %% ../nbs/13_simulate.ipynb #8ff10a17
 def _delivered_coverage(rows, plan: xr.Dataset, impossible: list) -> xr.Dataset:
-    """`coverage` of `rows` as rollouts (each counted at its `delivered_cell`) in one pass over them: one dict per
-    distinct cell, so a `RowView`'s rows are never all in memory."""
-    one = {}
-    cells = [one.setdefault(canonical_json(c), c) for c in map(delivered_cell, rows)]
-    cov = coverage(cells, plan, impossible=impossible)
-    cov.attrs["rollouts"] = len(cells)           # each cell is a row's
-    return cov
+    """`coverage` of `rows` as rollouts (each counted at its `delivered_cell`) in one pass over them: a count per
+    distinct cell, so a `RowView`'s rows are never all in memory and each pair is counted once per distinct cell."""
+    tally, times = plan_tally(plan), collections.Counter(canonical_json(c) for c in map(delivered_cell, rows))
+    for cell, n in times.items(): tally.add({k: str(v) for k, v in json.loads(cell).items()}, n)
+    return tally.coverage(impossible, rollouts=tally.n)         # each cell is a row's
 
 # %% ../nbs/13_simulate.ipynb #4b5f74bc
 def simulate(agent: object = None,            # the agent under test (default: the offline `ScriptedAgent`)
