@@ -540,3 +540,21 @@ def test_a_ctrl_c_swallowed_before_a_run_stops_that_run_and_no_later_one():
         assert core.run_sync(work()) == "done"                 # caught by its caller: not the next run's
     finally:
         signal.signal(signal.SIGINT, before); core.STOP.clear()
+
+
+def test_the_report_prints_the_summary_its_run_wrote_and_no_other(tmp_path, capsys):
+    """`whilelab run` prints the summary.json `simulate` just wrote (at 1M rollouts a second summary is a minute's read
+    of every row); the same words as one computed from the rows, and never another run's file."""
+    from whilelab.cli import _print_run
+    from whilelab.simulate import simulate
+    from whilelab.defaults import SimOptions
+    out, elsewhere = tmp_path / "r", tmp_path / "empty"
+    sim = simulate(options=SimOptions(n_phrasings=1, k_samples=1, search=None), out=out, progress=False)
+    _print_run(sim, out, 1.0); written = capsys.readouterr().out.replace(str(out), "")
+    _print_run(sim, elsewhere, 1.0); computed = capsys.readouterr().out.replace(str(elsewhere), "")
+    assert written == computed and f"rollouts: {len(sim.rows)} in 1.0 s" in written, (written, computed)
+    f = out / "summary.json"; s = json.loads(f.read_text())
+    f.write_text(json.dumps({**s, "errors": 123456}))
+    _print_run(sim, out, 1.0); assert "123456 errors" in capsys.readouterr().out          # the file, not a recount
+    f.write_text(json.dumps({**s, "errors": 123456, "run_id": "another run"}))
+    _print_run(sim, out, 1.0); assert "123456 errors" not in capsys.readouterr().out

@@ -15,11 +15,19 @@ from .defaults import SimOptions, WorldOptions, field_defaults
 __all__ = ['ROLES', 'STATE_NAMES', 'demo', 'options_of', 'options_from', 'options_toml', 'print_options', 'parse_backend',
            'backend', 'user_world', 'build_world', 'run', 'export', 'main']
 
+# %% ../nbs/15_cli.ipynb #812dbcbd
+def _written_summary(sim, out) -> dict:
+    """The summary `simulate` wrote into `out` for this run (a small file: at 1M rollouts, computing it again is a
+    minute's read of every row), else computed from `sim`'s rows (a folder without one, or another run's)."""
+    f = Path(out) / "summary.json"
+    s = json.loads(f.read_text()) if f.is_file() else {}
+    return s if s.get("run_id") == sim.run_id and s.get("rollouts") == len(sim.rows) else sim.summary()
+
 # %% ../nbs/15_cli.ipynb #a7de9ddf
 def _print_run(sim, out, seconds):
     print(f"agent {sim.spec.name}: {len(sim.spec.tools)} tools, policy version {sim.spec.policy_version}\n")
     print(sim.axes, "\n")
-    s = sim.summary()
+    s = _written_summary(sim, out)
     print(f"plan: {s['cells']} cells ({sim.plan.attrs['method']}, strength {sim.plan.attrs['strength']}, seed "
           f"{sim.options.seed}); {s['situations']} situations played, {sim.options.n_phrasings} phrasings x "
           f"{sim.options.k_samples} samples each")
