@@ -57,6 +57,9 @@ def main():
     a.add_argument("--limit", type=float, default=1.0, help="seconds a SIGINT may take to end the run")
     a.add_argument("--resume", action="store_true", help="play each stopped run to its end and count duplicates")
     a = a.parse_args()
+    # as a terminal starts a command: a shell's background job (`... &` in a script) ignores SIGINT and every process
+    # it starts inherits that, so a signal before `whilelab` sets its own handler would be lost silently (exit 0)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     rng, res = random.Random(a.seed), []
     for i in range(a.tries):
         r = one(rng, a.limit, a.resume); res.append(r)

@@ -558,3 +558,27 @@ def test_the_report_prints_the_summary_its_run_wrote_and_no_other(tmp_path, caps
     _print_run(sim, out, 1.0); assert "123456 errors" in capsys.readouterr().out          # the file, not a recount
     f.write_text(json.dumps({**s, "errors": 123456, "run_id": "another run"}))
     _print_run(sim, out, 1.0); assert "123456 errors" not in capsys.readouterr().out
+
+
+def test_a_ctrl_c_main_handled_leaves_no_mark_that_ends_the_process_by_the_signal(tmp_path):
+    """CPython marks a KeyboardInterrupt leaving code it ran from a string as unhandled even once caught, and
+    `python -m whilelab.cli` then ended by the signal (-2) after saying 'stopped' (bench/ctrl_c.py: a Ctrl-C landing in
+    an import). `main` clears the mark once it has handled the Ctrl-C, so the process ends with the 130 it returns."""
+    import ctypes, sys, textwrap
+    try: ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt")
+    except ValueError: pytest.skip("this Python does not export the mark")
+    script = tmp_path / "marked.py"
+    script.write_text(textwrap.dedent('''
+        import ctypes, sys
+        from whilelab import cli
+        mark = ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt")
+        run_string = ctypes.pythonapi.PyRun_String
+        run_string.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.py_object, ctypes.py_object]
+        run_string.restype = ctypes.py_object
+        def interrupted(a): run_string(b"raise KeyboardInterrupt", 257, {}, {})   # 257: a module's code, as exec runs
+        cli._command = interrupted
+        sys.argv = ["whilelab", "schema"]
+        print(cli.main(), mark.value)
+    '''))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert r.stdout.split() == ["130", "0"] and "whilelab: stopped." in r.stderr, (r.stdout, r.stderr[-2000:])
