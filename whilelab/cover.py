@@ -680,6 +680,15 @@ def add(self: PairTally,
         if a in at and b in at: m[at[a], at[b]] += n
     self.n += n; self.distinct += 1
 
+# %% ../nbs/02_cover.ipynb #997a592f
+@patch
+def _allowed_pairs(self: PairTally, impossible: list) -> dict:
+    "(a, b) -> which pairs of their values a cell may hold: not `ruled_out`, not `impossible`, nor what those imply."
+    rule = {frozenset((a, str(v)) for a, v in u.items()) for u in [*self.ruled_out, *impossible] if len(u) == 2}
+    if impossible: rule = _implied(rule, self.levels)      # what a world cannot hold rules out more than its pair
+    return {(a, b): np.array([[frozenset({(a, va), (b, vb)}) not in rule for vb in self.levels[b]]
+                              for va in self.levels[a]], bool) for a, b in self.counts}
+
 # %% ../nbs/02_cover.ipynb #c828cbe4
 @patch
 def coverage(self: PairTally,
@@ -687,19 +696,19 @@ def coverage(self: PairTally,
              rollouts: int = 0       # how many rows the cells were counted from (0: cells, not rows)
             ) -> xr.Dataset:
     "The pair counts so far as `coverage` gives them (its attrs too), with `impossible` ruled out."
-    rule = {frozenset((a, str(v)) for a, v in u.items()) for u in [*self.ruled_out, *impossible] if len(u) == 2}
-    if impossible: rule = _implied(rule, self.levels)      # what a world cannot hold rules out more than its pair
-    out, planned, covered = {}, 0, 0
+    key = canonical_json(list(impossible))     # a search asks each batch, mostly with what it asked before
+    if self.__dict__.get("_masks_for") != key: self._masks_for, self._masks = key, self._allowed_pairs(impossible)
+    data, planned, covered = {}, 0, 0
     for (a, b), m in self.counts.items():
-        ok = np.array([[frozenset({(a, va), (b, vb)}) not in rule for vb in self.levels[b]] for va in self.levels[a]],
-                      bool)
+        ok = self._masks[a, b]
         planned, covered = planned + int(ok.sum()), covered + int(((m > 0) & ok).sum())
-        out[f"{a}__{b}"] = xr.DataArray(m.copy(), dims=(a, b), coords={a: self.levels[a], b: self.levels[b]},
-                                        attrs={"impossible": canonical_json(np.argwhere(~ok).tolist())})
-    return xr.Dataset(out, attrs=dict(pairs_planned=planned, pairs_covered=covered,
-                                      fraction=covered / planned if planned else 1.0, n_cells=self.n,
-                                      distinct_cells=self.distinct, rollouts=rollouts,
-                                      axes=canonical_json(list(self.levels))))
+        data[f"{a}__{b}"] = ((a, b), m.copy(), {"impossible": canonical_json(np.argwhere(~ok).tolist())})
+    # variables, not DataArrays: one Dataset with shared coordinates, not fifteen arrays aligned (10x the time)
+    coords = {x: self.levels[x] for x in dict.fromkeys(x for pair in self.counts for x in pair)}
+    return xr.Dataset(data, coords=coords, attrs=dict(pairs_planned=planned, pairs_covered=covered,
+                                                      fraction=covered / planned if planned else 1.0, n_cells=self.n,
+                                                      distinct_cells=self.distinct, rollouts=rollouts,
+                                                      axes=canonical_json(list(self.levels))))
 
 # %% ../nbs/02_cover.ipynb #8644e248
 def plan_tally(plan: xr.Dataset  # a plan (`covering_array`)
