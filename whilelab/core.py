@@ -1026,8 +1026,8 @@ def _in_finalizer(frame) -> bool:
     return False
 
 def _again_soon():
-    """The Ctrl-C delivered again in a moment, once the main thread has left the finalizer it landed in: unless `STOP`
-    alone stopped the run meanwhile and it was delivered (spent), when a second one would break the caller's `except`."""
+    """The Ctrl-C delivered again in a moment, once the main thread has left the finalizer it landed in; not once
+    `STOP` alone has stopped the run and it was delivered (spent): a second one would break the caller's `except`."""
     import _thread
     _threading.Timer(0.01, lambda: STOP.is_set() and _thread.interrupt_main()).start()
 
