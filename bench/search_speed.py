@@ -3,7 +3,8 @@
 Run from the project root: `python bench/search_speed.py [--rounds 3] [--base /tmp/w3cae]` after
 `git worktree add /tmp/w3cae 3cae96e`. Rounds are interleaved (in each round every version plays every workload),
 each measurement a fresh child process run from an empty folder with PYTHONPATH at that version's code, and its CPU
-seconds (`time.process_time`, imports outside the clock) are the simulate call's own. Workloads, all offline, k=4:
+seconds (`time.process_time`, imports outside the clock, jsonschema's too) are the simulate call's own. Workloads,
+all offline, k=4:
 
 * search to ~10k rollouts (n=2 phrasings, budget 10,000; patience high and the price stop off, so the budget ends it);
 * the plan played once at ~10k rollouts (no search; n chosen so cells x n x 4 is just under 10k);
@@ -27,6 +28,9 @@ sys.path.insert(0, sys.argv[4])
 import orders_spec
 from whilelab.simulate import simulate
 from whilelab.defaults import SimOptions, SearchOptions
+# imported here, outside the clock as every import is: a world with nested schemas imports it on its first call,
+# ~1 s once per process (its format checks build a grammar on import), not a cost of any rollout
+import jsonschema
 try: from whilelab.standins import ScriptedAgent
 except ImportError: from whilelab.models import ScriptedAgent      # 3cae96e's name for the module
 mode, work, n = sys.argv[1], sys.argv[2], int(sys.argv[3])

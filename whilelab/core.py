@@ -25,7 +25,7 @@ __all__ = ['JSON_TYPES', 'FORMAT_LENGTHS', 'ROW_SCHEMA', 'GRADED_FIELDS', 'SHOPF
 def canonical_json(obj: object  # plain JSON values (and numpy numbers, sets, dates, ids, enums)
                   ) -> str:
     "`obj` as compact JSON with sorted keys: the same value always gives the same text."
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+    return _CANONICAL.encode(obj)
 
 # %% ../nbs/00_core.ipynb #2adcf1b0
 def _json_default(o):
@@ -38,6 +38,10 @@ def _json_default(o):
     if isinstance(o, (decimal.Decimal, uuid.UUID)): return str(o)
     if isinstance(o, enum.Enum): return o.value
     raise TypeError(f"canonical_json cannot encode a {type(o).__name__}; pass plain JSON values")
+
+# one encoder for every call (it keeps no state between calls): `json.dumps` with options builds a new one each time,
+# a quarter of its cost, and every seed and hash of a run goes through here
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default)
 
 # %% ../nbs/00_core.ipynb #823c55f0
 def stable_hash(*parts,          # the values to hash (JSON values)
