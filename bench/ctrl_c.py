@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CMD = [sys.executable, "-m", "whilelab.cli", "run", "--world", "whilelab.worlds:example_shop", "--policy", "policy.md",
+CMD = [sys.executable, "-m", "whilelab.command", "run", "--world", "whilelab.worlds:example_shop", "--policy", "policy.md",
        "--out", "r"]
 POLICY = "Only cancel pending orders. Ask before cancelling anything."
 

@@ -458,12 +458,40 @@ def test_a_ctrl_c_once_the_run_is_written_ends_it_quietly(shop):
     assert json.loads((shop / "k" / "summary.json").read_text())["rollouts"] == _lines(shop / "k" / "rows.jsonl") > 0
 
 
-def test_python_dash_m_runs_the_same_command_line(tmp_path):
-    "`python -m whilelab.cli` printed nothing and did nothing; it is the `whilelab` command."
+@pytest.mark.parametrize("module", ["whilelab.cli", "whilelab.command"])
+def test_python_dash_m_runs_the_same_command_line(tmp_path, module):
+    "`python -m whilelab.cli` printed nothing and did nothing; it and `whilelab.command` are the `whilelab` command."
     import sys
-    r = subprocess.run([sys.executable, "-m", "whilelab.cli", "options"], cwd=tmp_path, capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", module, "options"], cwd=tmp_path, capture_output=True, text=True,
                        timeout=600)
     assert r.returncode == 0 and r.stdout == run("options", cwd=tmp_path).stdout and "RolloutOptions" in r.stdout
+
+
+def test_the_command_starts_where_a_ctrl_c_is_heard_while_the_rest_is_imported(tmp_path):
+    """`whilelab` starts in `whilelab.command`, which imports nothing of whilelab's: a Ctrl-C that lands while
+    `whilelab.cli` is imported says 'stopped' and returns 130, not a traceback. It lands in code CPython runs from a
+    string, as an import's can, which marks it unhandled; the mark is cleared, or `python -m` would end by the signal."""
+    import ctypes, sys, textwrap
+    from importlib.metadata import entry_points
+    assert entry_points(group="console_scripts")["whilelab"].value == "whilelab.command:start"
+    try: ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt")
+    except ValueError: pytest.skip("this Python does not export the mark")
+    script = tmp_path / "early.py"
+    script.write_text(textwrap.dedent('''
+        import ctypes, sys
+        from whilelab import command
+        mark = ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt")
+        run_string = ctypes.pythonapi.PyRun_String
+        run_string.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.py_object, ctypes.py_object]
+        run_string.restype = ctypes.py_object
+        class CtrlCWhileImported:
+            def find_spec(self, name, path=None, target=None):
+                if name == "whilelab.cli": run_string(b"raise KeyboardInterrupt", 257, {}, {})   # as exec runs code
+        sys.meta_path.insert(0, CtrlCWhileImported())
+        print(command.start(), mark.value, "whilelab.cli" in sys.modules)
+    '''))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert (r.stdout.split(), r.stderr) == (["130", "0", "False"], "whilelab: stopped.\n"), r.stderr[-2000:]
 
 
 def test_a_ctrl_c_that_lands_in_a_finalizer_is_delivered_after_it():

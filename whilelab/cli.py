@@ -8,6 +8,7 @@ import argparse, dataclasses, importlib, importlib.util, inspect, json, re, shle
 import warnings
 from pathlib import Path
 from .defaults import SimOptions, WorldOptions, field_defaults
+from .command import _ctrl_c_handled
 # the rest is imported where it is used: `whilelab` must answer Ctrl-C from its first moment, and importing the
 # simulation (xarray, numpy: seconds on a busy machine) before `main` can catch it left a traceback and exit -2
 
@@ -522,7 +523,7 @@ def export(run_dir: str | Path,  # a run folder (`whilelab run`, `whilelab demo`
 # %% ../nbs/15_cli.ipynb #6e50908f
 def main(argv: list | None = None  # the arguments (default: the command line)
         ) -> int:
-    "Entry point of the `whilelab` command."
+    "The `whilelab` command's work: `whilelab.command.start` calls it once it is imported."
     p = argparse.ArgumentParser(prog="whilelab",
                                 description="Turn an agent's tools and policy into evals and training data.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -583,15 +584,6 @@ def _command(a) -> int:
     except (ValueError, FileNotFoundError, TypeError, ImportError, StoreBusy, BackendError, RuntimeError) as e:
         print(f"whilelab: {e}", *getattr(e, "__notes__", []), sep="\n", file=sys.stderr); return 2
     return 0
-
-# %% ../nbs/15_cli.ipynb #c7cbd0c9
-def _ctrl_c_handled():
-    """Clear CPython's mark that a KeyboardInterrupt went unhandled. A Ctrl-C raised in code CPython runs from a string
-    (as an import's can) sets it even once caught, and `python -m whilelab.cli` then ends by the signal (-2) after
-    saying 'stopped', not with the 130 it returns (2 of 40 signals that landed in imports, bench/ctrl_c.py)."""
-    import ctypes
-    try: ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
-    except (ValueError, AttributeError): pass   # a Python that does not export the mark
 
 # %% ../nbs/15_cli.ipynb #2282cd62
 #| eval: false
