@@ -11,7 +11,7 @@ __all__ = ['SHALLOW_KEYS', 'PROBLEMS_KEPT', 'NORMS_KEPT', 'FAULTS', 'KIND_OF_WOR
 import ast, collections, copy, datetime as dt, functools, hashlib, inspect, json, math, operator, re, typing
 import numpy as np
 from fastcore.basics import patch
-from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for, LazyRng
+from .core import Tool, tools as as_tools, canonical_json, stable_hash, rng_for, LazyRng, RngBatch
 from .defaults import WorldOptions
 
 # %% ../nbs/04_world.ipynb #e87951a1
@@ -749,26 +749,30 @@ class Sandbox:
 @patch
 def _build(self: Sandbox) -> dict:
     sch, o, recs = self.schema, self.options, {}
+    order = sorted(sch.entities, key=lambda e: (e != sch.owner, e))
+    # every generator of the world seeded at once (`RngBatch`): one generator for the person or record in hand, one for
+    # its field, each set to its key's state in turn, drawing what `rng_for` of that key would
+    seeds = RngBatch(self.seed, self._keys_drawn(order))
+    held, field = np.random.default_rng(0), np.random.default_rng(0)
     people = []
     for i in range(o.records_per_entity):
-        r = rng_for(self.seed, "person", i)
+        r = seeds.at(("person", i), held)
         people.append({"first": o.first_names[int(r.integers(len(o.first_names)))],
                        "last": o.last_names[int(r.integers(len(o.last_names)))]})
-    order = sorted(sch.entities, key=lambda e: (e != sch.owner, e))
     for e in order:
         taken, recs[e] = set(sch.id_examples.get(e, [])), {}
         for i in range(o.records_per_entity):
-            r = rng_for(self.seed, "record", e, i)
+            r = seeds.at(("record", e, i), held)
             rid = _fresh_id(e, r, sch, o, taken)
             taken.add(rid)
             person = people[i]
             rec = {sch.id_name(e): rid}
             for f, s in sorted(sch.entities[e].items()):
-                # made on its first draw: a list, an object or a flag draws nothing, and costs nothing
-                rec[f] = _value(f, s, LazyRng(self.seed, "field", e, i, f), o, person)
+                # set on its first draw: a list, an object or a flag draws nothing, and costs nothing
+                rec[f] = _value(f, s, seeds.lazy(("field", e, i, f), field), o, person)
             if e == sch.owner:
                 rec.setdefault("name", f"{person['first']} {person['last']}")
-                rec.setdefault("email", _value("email", {}, LazyRng(self.seed, "field", e, i, "email"), o, person))
+                rec.setdefault("email", _value("email", {}, seeds.lazy(("field", e, i, "email"), field), o, person))
             else:
                 sts = sch.statuses.get(e) or ("",)     # its own statuses (none: an empty one, so draws stay aligned)
                 rec[sch.status_field(e)] = sts[int(r.integers(len(sts)))]
@@ -777,6 +781,17 @@ def _build(self: Sandbox) -> dict:
                     rec[sch.id_name(sch.owner)] = list(recs[sch.owner])[int(r.integers(len(recs[sch.owner])))]
             recs[e][rid] = rec
     return recs
+
+@patch
+def _keys_drawn(self: Sandbox, order: list) -> list:
+    "The key of every generator a world may draw from: a person per record, each record, each field, an owner's email."
+    o, sch = self.options, self.schema
+    keys = [("person", i) for i in range(o.records_per_entity)]
+    for e in order:
+        email = ["email"] if e == sch.owner else []
+        for i in range(o.records_per_entity):
+            keys += [("record", e, i), *(("field", e, i, f) for f in [*sorted(sch.entities[e]), *email])]
+    return list(dict.fromkeys(keys))      # an owner with an email field of its own names it once
 
 # %% ../nbs/04_world.ipynb #c8902e18
 @patch
