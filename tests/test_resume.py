@@ -8,7 +8,10 @@ import pytest
 from whilelab.rollout import read_rows, strip_timings
 
 SCRIPT = """
-import asyncio, os, sys
+import asyncio, os, signal, sys
+# as a terminal starts a program: the children of a background job (a CI step, `cmd &`) inherit an ignored SIGINT,
+# and whilelab leaves an ignored Ctrl-C ignored, as Python does; this run is one a person can interrupt
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from whilelab.simulate import simulate
 from whilelab.standins import ScriptedAgent
 from whilelab.defaults import SimOptions, RolloutOptions, SearchOptions
