@@ -49,16 +49,29 @@ def wait_for_rows(path, n, proc, timeout=STARTS):
         time.sleep(0.01)
     return False
 
+def _ended(started: list):
+    "Kill the runs still going: a test that fails (a timeout, an assertion) leaves no process behind."
+    for p in started:
+        if p.poll() is None: p.kill(); p.wait()
+
+@pytest.fixture
+def runs():
+    "`start`, for a test: its runs are ended with it, whatever happened."
+    started = []
+    yield lambda *a, **k: started.append(start(*a, **k)) or started[-1]
+    _ended(started)
+
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    out = tmp_path_factory.mktemp("ref")
-    p = start(out); assert p.wait(300) == 0, p.stderr.read()
+    out, p = tmp_path_factory.mktemp("ref"), None
+    try: p = start(out); assert p.wait(300) == 0, p.stderr.read()
+    finally: _ended([p] if p else [])
     return [strip_timings(r) for r in read_rows(out / "rows.jsonl")]
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
-def test_interrupted_run_resumes_without_loss_or_duplicates(tmp_path, reference, sig):
+def test_interrupted_run_resumes_without_loss_or_duplicates(tmp_path, reference, sig, runs):
     path, gate = tmp_path / "rows.jsonl", tmp_path.parent / f"gate-{tmp_path.name}"
-    p = start(tmp_path, gate=gate, gate_at=200)
+    p = runs(tmp_path, gate=gate, gate_at=200)
     assert wait_for_rows(path, 100, p), p.stderr.read()
     assert p.poll() is None                                   # cannot have finished: one rollout waits at the gate
     p.send_signal(sig)
@@ -66,24 +79,24 @@ def test_interrupted_run_resumes_without_loss_or_duplicates(tmp_path, reference,
     partial = path.read_bytes().count(b"\n")
     assert 0 < partial < len(reference)
     gate.touch()
-    p = start(tmp_path, gate=gate, gate_at=200); assert p.wait(300) == 0, p.stderr.read()
+    p = runs(tmp_path, gate=gate, gate_at=200); assert p.wait(300) == 0, p.stderr.read()
     lines = path.read_text().splitlines()
     keys = [(r["situation_id"], r["phrasing"], r["sample"]) for r in map(json.loads, lines)]
     assert len(keys) == len(set(keys)) == len(reference)
     assert [strip_timings(r) for r in read_rows(path)] == reference
 
-def test_killed_search_resumes_to_the_same_rows(tmp_path):
+def test_killed_search_resumes_to_the_same_rows(tmp_path, runs):
     """The search re-derives each batch from the rows before it, so a killed search resumed from its store
     plays exactly the rollouts an uninterrupted one does."""
     ref_dir = tmp_path / "ref"; ref_dir.mkdir()
-    p = start(ref_dir, "search"); assert p.wait(300) == 0, p.stderr.read()
+    p = runs(ref_dir, "search"); assert p.wait(300) == 0, p.stderr.read()
     reference = [strip_timings(r) for r in read_rows(ref_dir / "rows.jsonl")]
     out, gate = tmp_path / "killed", tmp_path / "gate"; out.mkdir()
-    p = start(out, "search", gate, gate_at=len(reference) // 2)
+    p = runs(out, "search", gate, gate_at=len(reference) // 2)
     assert wait_for_rows(out / "rows.jsonl", len(reference) // 3, p), p.stderr.read()
     assert p.poll() is None                                   # cannot have finished: one rollout waits at the gate
     p.kill(); p.wait(ENDS)
     gate.touch()
-    p = start(out, "search", gate, gate_at=len(reference) // 2); assert p.wait(300) == 0, p.stderr.read()
+    p = runs(out, "search", gate, gate_at=len(reference) // 2); assert p.wait(300) == 0, p.stderr.read()
     assert [strip_timings(r) for r in read_rows(out / "rows.jsonl")] == reference
     assert json.loads((out / "summary.json").read_text())["stopped"].startswith("saturated: ")
