@@ -14,8 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CMD = [sys.executable, "-m", "whilelab.command", "run", "--world", "whilelab.worlds:example_shop", "--policy", "policy.md",
-       "--out", "r"]
+CMD = [sys.executable, "-m", "whilelab.command", "run", "--world", "whilelab.worlds:example_shop",
+       "--policy", "policy.md", "--out", "r"]
 POLICY = "Only cancel pending orders. Ask before cancelling anything."
 
 def lines(p: Path) -> int: return p.read_bytes().count(b"\n") if p.is_file() else 0

@@ -470,7 +470,8 @@ def test_python_dash_m_runs_the_same_command_line(tmp_path, module):
 def test_the_command_starts_where_a_ctrl_c_is_heard_while_the_rest_is_imported(tmp_path):
     """`whilelab` starts in `whilelab.command`, which imports nothing of whilelab's: a Ctrl-C that lands while
     `whilelab.cli` is imported says 'stopped' and returns 130, not a traceback. It lands in code CPython runs from a
-    string, as an import's can, which marks it unhandled; the mark is cleared, or `python -m` would end by the signal."""
+    string, as an import's can, which marks it unhandled; the mark is cleared, or `python -m` would end by the
+    signal."""
     import ctypes, sys, textwrap
     from importlib.metadata import entry_points
     assert entry_points(group="console_scripts")["whilelab"].value == "whilelab.command:start"
