@@ -4,7 +4,7 @@
 
 # %% ../nbs/12a_standins.ipynb #bb5029ed
 from __future__ import annotations
-import functools, json, re
+import copy, functools, json, re
 from fastcore.basics import patch
 from .core import rng_for, content_words, BOILERPLATE, Tool
 from .defaults import RolloutOptions
@@ -13,8 +13,8 @@ from .rollout import assistant_msg, user_msg, Ctx
 from .grade import _leaves
 
 # %% auto #0
-__all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'EMAILS_KEPT', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES', 'WIDER_RE',
-           'PROPOSALS_KEPT', 'ANY_ID_RE', 'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser', 'refit']
+__all__ = ['FLAWS', 'ID_RE', 'EMAIL_RE', 'CONFIRM_RE', 'EMAILS_KEPT', 'READS_KEPT', 'GREETINGS', 'CLOSINGS', 'HISTORY_LINES',
+           'WIDER_RE', 'PROPOSALS_KEPT', 'ANY_ID_RE', 'ScriptedAgent', 'ids_in', 'said_value', 'TemplateUser', 'refit']
 
 # %% ../nbs/12a_standins.ipynb #78e57731
 FLAWS = ("claims_success_after_fault", "invents_id", "echoes_schema", "skips_confirmation", "wrong_tool",
@@ -130,6 +130,7 @@ def _call(tool, args, n) -> dict: return assistant_msg("", [(f"call_{n}", tool, 
 
 # %% ../nbs/12a_standins.ipynb #e25c9147
 _LABELLED = re.compile(r"([A-Z][A-Za-z ]*?): (.+?)\.(?=\s|$)")   # 'Value: 2024-05-17.': what the person gave a field
+READS_KEPT = 1 << 14   # person texts whose ids and values are kept read: a templated person repeats them per sample
 
 def ids_in(text: str,    # what the person said
            entity: str,  # whose ids: 'order', 'user', ...
@@ -137,14 +138,18 @@ def ids_in(text: str,    # what the person said
           ) -> list:
     """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, whole
     numbers, or values of the format the schemas give them (a uuid)."""
+    return list(_ids_read(text, entity, schema))
+
+@functools.lru_cache(maxsize=READS_KEPT)    # a schema's id shapes and formats are fixed once it is built
+def _ids_read(text: str, entity: str, schema: Schema) -> tuple:
     if entity in schema.id_formats:     # a value of the format the person gave as another field's is not an id
         fmt = schema.id_formats[entity]
         others = " ".join(m.group(2) for m in _LABELLED.finditer(text) if entity.replace("_", " ") not in m.group(1).lower())
         other = set(_ids_of_format(others, fmt))
-        return [w for w in _ids_of_format(text, fmt) if w not in other]
+        return tuple(w for w in _ids_of_format(text, fmt) if w not in other)
     shapes = tuple(schema.id_shapes(entity))   # the shape drawn ids take, and the world's own ids' shapes
-    if entity in schema.int_ids: return [int(x) for x in _ids_pattern(shapes, True).findall(text)]
-    return _ids_pattern(shapes, False).findall(text)
+    if entity in schema.int_ids: return tuple(int(x) for x in _ids_pattern(shapes, True).findall(text))
+    return tuple(_ids_pattern(shapes, False).findall(text))
 
 # %% ../nbs/12a_standins.ipynb #516ec188
 @functools.lru_cache(maxsize=None)   # a handful of id shapes per tool set, searched on every turn
@@ -162,9 +167,8 @@ def _said_pattern(param: str) -> re.Pattern:
     return re.compile(rf"(?:{pw}: |the {pw} is )", re.I)
 
 # %% ../nbs/12a_standins.ipynb #a0881d47
-def _coerce(v, s: dict):
-    "`v` as said, turned into the schema's type where the text allows it (None when it cannot be)."
-    t = s.get("type") if isinstance(s.get("type"), str) else None
+def _coerce(v, t: str | None):
+    "`v` as said, turned into JSON Schema type `t` (None: any) where the text allows it (None when it cannot be)."
     if t in ("array", "object"):
         if isinstance(v, str):
             try: v = json.loads(v)
@@ -185,17 +189,23 @@ def said_value(text: str,   # what the person said
               ):
     """The value the person gave for `param` ('Param: value.' or 'the param is value.'), JSON where they wrote JSON, in
     the schema's type."""
+    kind = s.get("type", "string")     # a list of types: JSON as written, kept as it came
+    v = _said(text, param, kind if isinstance(kind, str) else None)
+    return copy.deepcopy(v) if isinstance(v, (list, dict)) else v    # the caller's to change
+
+@functools.lru_cache(maxsize=READS_KEPT)
+def _said(text: str, param: str, kind: str | None):
     m = _said_pattern(param).search(text)
     if not m: return None
     rest = text[m.end():]
     # lists, objects, numbers: exactly as written, up to the full stop
     try:
         v, end = json.JSONDecoder().raw_decode(rest)
-        if s.get("type", "string") == "string" or not re.match(r"\.(\s|$)", rest[end:]): raise ValueError
+        if kind == "string" or not re.match(r"\.(\s|$)", rest[end:]): raise ValueError
     except ValueError:
         m2 = re.match(r"(.+?)\.(?:\s|$)", rest)
         v = m2.group(1) if m2 else rest.strip()
-    return _coerce(v, s)
+    return _coerce(v, kind)
 
 # %% ../nbs/12a_standins.ipynb #48fe5708
 def _lookups(schema) -> tuple[list, str | None]:
@@ -304,7 +314,7 @@ def _argument(self: ScriptedAgent, p: str, s: dict, text: str, emails: list, ver
     if s.get("type") in ("number", "integer"):
         m = re.search(r"\$(\d+(?:\.\d+)?)", text) if val is None else None
         if val is None and not m: return assistant_msg(f"What {p.replace('_', ' ')} should I use?"), None
-        return None, val if val is not None else _coerce(m.group(1), s)
+        return None, val if val is not None else _coerce(m.group(1), s["type"])
     if val is None: return assistant_msg(f"What should the {p.replace('_', ' ')} be?"), None
     return None, val
 
