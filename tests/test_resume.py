@@ -100,3 +100,31 @@ def test_killed_search_resumes_to_the_same_rows(tmp_path, runs):
     p = runs(out, "search", gate, gate_at=len(reference) // 2); assert p.wait(300) == 0, p.stderr.read()
     assert [strip_timings(r) for r in read_rows(out / "rows.jsonl")] == reference
     assert json.loads((out / "summary.json").read_text())["stopped"].startswith("saturated: ")
+
+WRITING = """
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)     # as from a terminal (see SCRIPT)
+import h5netcdf
+from whilelab.simulate import simulate
+from whilelab.defaults import SimOptions
+opened, cut = h5netcdf.File.__init__, []
+def cut_short(self, *a, **k):
+    "A Ctrl-C that lands as the run's first netCDF file (plan.nc) is opened."
+    if not cut: cut.append(1); signal.raise_signal(signal.SIGINT)
+    return opened(self, *a, **k)
+h5netcdf.File.__init__ = cut_short
+try: simulate(options=SimOptions(n_phrasings=1, k_samples=1, search=None), out=sys.argv[1], progress=False)
+except KeyboardInterrupt: print("stopped")
+"""
+
+def test_a_ctrl_c_as_a_netcdf_file_is_written_waits_for_the_whole_file(tmp_path):
+    "The file is written whole and the run stops: no half-made h5netcdf object printing a traceback as Python exits."
+    p = subprocess.Popen([sys.executable, "-c", WRITING, str(tmp_path / "run")], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try: out, err = p.communicate(timeout=STARTS)
+    finally: _ended([p])
+    import xarray as xr
+    with xr.open_dataset(tmp_path / "run" / "plan.nc", engine="h5netcdf") as plan: sizes = dict(plan.sizes)
+    left = sorted(f.name for f in (tmp_path / "run").iterdir() if f.suffix == ".tmp")
+    got = (p.returncode, out.strip(), left, "Exception ignored" in err, bool(sizes))
+    assert got == (0, "stopped", [], False, True), err

@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_simulate.ipynb #a7aefbbb
 from __future__ import annotations
-import array, collections, dataclasses, json, warnings
+import array, collections, contextlib, dataclasses, json, signal, threading, warnings
 from dataclasses import dataclass
 from fastcore.basics import patch
 from pathlib import Path
@@ -449,14 +449,27 @@ def _write_graded(path: Path, rows, order=None):
     finally: lock.close()
 
 # %% ../nbs/13_simulate.ipynb #9bfa1dde
+@contextlib.contextmanager
+def _whole():
+    """A Ctrl-C held while a small file is written (milliseconds), then given to the handler that was set: one that
+    cuts h5netcdf short as it opens a file leaves a half-made object, whose clean-up prints a traceback at exit."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield; return                   # only the main thread hears signals; None: a handler not set from Python
+    heard = []
+    before = signal.signal(signal.SIGINT, lambda signum, frame: heard.append(signum))
+    try: yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+        if heard: signal.raise_signal(signal.SIGINT)    # as it came: a handler that ignores it still does
+
 def _write_nc(ds: xr.Dataset, path: Path):
-    "Write `ds` to `path` atomically: a reader never sees half a file."
+    "Write `ds` to `path` atomically: a reader never sees half a file, and a Ctrl-C waits for the whole one."
     tmp = path.with_name(path.name + ".tmp")
-    ds.to_netcdf(tmp, engine="h5netcdf"); tmp.replace(path)
+    with _whole(): ds.to_netcdf(tmp, engine="h5netcdf"); tmp.replace(path)
 
 # %% ../nbs/13_simulate.ipynb #d31374be
 def _read_nc(path) -> xr.Dataset:
-    with xr.open_dataset(path, engine="h5netcdf") as ds: return ds.load()
+    with _whole(), xr.open_dataset(path, engine="h5netcdf") as ds: return ds.load()
 
 # %% ../nbs/13_simulate.ipynb #195840ed
 def load(out: str | Path  # a run folder `save` wrote
