@@ -138,9 +138,15 @@ def ids_in(text: str,    # what the person said
           ) -> list:
     """Ids of `entity` in `text`, in order, shaped like the world makes them: an example's prefix and digits, whole
     numbers, or values of the format the schemas give them (a uuid)."""
-    return list(_ids_read(text, entity, schema))
+    # read once per text, kept with the schema (its id shapes and formats are fixed once it is built) and gone with it:
+    # a cache of its own would keep a world's schema, and the records it holds, alive after its run
+    read = schema.__dict__.setdefault("_ids_read", {})
+    got = read.get((text, entity))
+    if got is None:
+        if len(read) >= READS_KEPT: read.clear()
+        got = read[(text, entity)] = _ids_read(text, entity, schema)
+    return list(got)
 
-@functools.lru_cache(maxsize=READS_KEPT)    # a schema's id shapes and formats are fixed once it is built
 def _ids_read(text: str, entity: str, schema: Schema) -> tuple:
     if entity in schema.id_formats:     # a value of the format the person gave as another field's is not an id
         fmt = schema.id_formats[entity]
